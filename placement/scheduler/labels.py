@@ -1,0 +1,176 @@
+"""Kubernetes label selectors (`metav1.LabelSelector`), shared by OCM and Fleet.
+
+Semantics follow apimachinery: `matchLabels` and `matchExpressions` are ANDed; `In` needs the key
+present with one of the values, `NotIn` passes when the key is absent, `Exists`/`DoesNotExist` test
+presence. An empty selector matches everything; callers decide what a missing (None) selector means,
+because OCM and Fleet differ there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "In", "NotIn", "Exists", "DoesNotExist"
+OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
+
+_NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+class SelectorError(ValueError):
+    """A selector the API server would reject; `field` names the offending path."""
+
+    def __init__(self, field_path: str, message: str) -> None:
+        super().__init__(f"{field_path}: {message}")
+        self.field = field_path
+        self.message = message
+
+
+def qualified_name_error(key: str) -> str | None:
+    """Why `key` is not a Kubernetes qualified name (`[prefix/]name`), or None when it is."""
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and not prefix:
+        return "prefix part must be non-empty"
+    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        return "prefix part must be a lowercase RFC 1123 subdomain"
+    if not name:
+        return "name part must be non-empty"
+    if len(name) > 63 or not _NAME_PART.match(name):
+        return (
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+            "end with an alphanumeric character (at most 63 characters)"
+        )
+    return None
+
+
+def label_value_error(value: str) -> str | None:
+    """Why `value` is not a valid label value, or None when it is."""
+    if len(value) > 63 or not _LABEL_VALUE.match(value):
+        return (
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+            "'.', and must start and end with an alphanumeric character (at most 63 characters)"
+        )
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """One `matchExpressions` entry."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        if self.operator == IN:
+            return self.key in labels and labels[self.key] in self.values
+        if self.operator == NOT_IN:
+            return self.key not in labels or labels[self.key] not in self.values
+        if self.operator == EXISTS:
+            return self.key in labels
+        return self.key not in labels
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
+        if self.values:
+            out["values"] = list(self.values)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSelector:
+    """A parsed, validated `metav1.LabelSelector`."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[Requirement, ...] = field(default=())
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        for key, value in self.match_labels:
+            if labels.get(key) != value:
+                return False
+        return all(requirement.matches(labels) for requirement in self.match_expressions)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.match_labels:
+            out["matchLabels"] = dict(self.match_labels)
+        if self.match_expressions:
+            out["matchExpressions"] = [r.to_dict() for r in self.match_expressions]
+        return out
+
+    def describe(self) -> str:
+        """The selector in kubectl's `-l` syntax, for explanations."""
+        parts = [f"{k}={v}" for k, v in self.match_labels]
+        for r in self.match_expressions:
+            if r.operator == EXISTS:
+                parts.append(r.key)
+            elif r.operator == DOES_NOT_EXIST:
+                parts.append(f"!{r.key}")
+            else:
+                verb = "in" if r.operator == IN else "notin"
+                parts.append(f"{r.key} {verb} ({','.join(r.values)})")
+        return ",".join(parts) or "<everything>"
+
+
+def parse_requirement(raw: Any, field_path: str) -> Requirement:
+    """Parse and validate one matchExpressions entry as apimachinery does."""
+    if not isinstance(raw, Mapping):
+        raise SelectorError(field_path, "must be an object with key, operator and values")
+    key = raw.get("key")
+    if not isinstance(key, str) or not key:
+        raise SelectorError(f"{field_path}.key", "is required")
+    if (why := qualified_name_error(key)) is not None:
+        raise SelectorError(f"{field_path}.key", f"invalid value {key!r}: {why}")
+    operator = raw.get("operator")
+    if operator not in OPERATORS:
+        raise SelectorError(f"{field_path}.operator", f'"{operator}" is not a valid label selector operator')
+    values = raw.get("values") or []
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise SelectorError(f"{field_path}.values", "must be a list of strings")
+    if operator in (IN, NOT_IN) and not values:
+        raise SelectorError(f"{field_path}.values", "for 'In', 'NotIn' operators, values set can't be empty")
+    if operator in (EXISTS, DOES_NOT_EXIST) and values:
+        raise SelectorError(
+            f"{field_path}.values", "values set must be empty for 'Exists', 'DoesNotExist' operators"
+        )
+    for index, value in enumerate(values):
+        if (why := label_value_error(value)) is not None:
+            raise SelectorError(f"{field_path}.values[{index}]", f"invalid value {value!r}: {why}")
+    return Requirement(key, operator, tuple(values))
+
+
+def parse_requirements(raw: Iterable[Any] | None, field_path: str) -> tuple[Requirement, ...]:
+    """Parse a list of matchExpressions (also OCM's claimSelector.matchExpressions)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise SelectorError(field_path, "must be a list")
+    return tuple(parse_requirement(item, f"{field_path}[{i}]") for i, item in enumerate(raw))
+
+
+def parse_label_selector(raw: Any, field_path: str = "labelSelector") -> LabelSelector:
+    """Parse and validate a label selector mapping; `{}` (or None) is the empty selector."""
+    if raw is None:
+        return LabelSelector()
+    if not isinstance(raw, Mapping):
+        raise SelectorError(field_path, "must be an object")
+    match_labels = raw.get("matchLabels") or {}
+    if not isinstance(match_labels, Mapping):
+        raise SelectorError(f"{field_path}.matchLabels", "must be a map of strings")
+    for key, value in match_labels.items():
+        if not isinstance(value, str):
+            raise SelectorError(f"{field_path}.matchLabels.{key}", "must be a string")
+        if (why := qualified_name_error(key)) is not None:
+            raise SelectorError(f"{field_path}.matchLabels", f"invalid key {key!r}: {why}")
+        if (why := label_value_error(value)) is not None:
+            raise SelectorError(f"{field_path}.matchLabels.{key}", f"invalid value {value!r}: {why}")
+    expressions = parse_requirements(raw.get("matchExpressions"), f"{field_path}.matchExpressions")
+    return LabelSelector(tuple(sorted(match_labels.items())), expressions)
