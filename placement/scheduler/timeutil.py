@@ -8,8 +8,13 @@ from datetime import UTC, datetime, timedelta
 # Go's zero time.Time (0001-01-01T00:00:00Z): a taint with it has always been there.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_NANOS = {
+    "ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000,
+    "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000,
+}
+_MAX_DURATION_NANOS = 2**63 - 1  # Go durations are int64 nanoseconds (about 292 years)
+_DIGITS = re.compile(r"[0-9]*")
+_UNIT = re.compile(r"[^0-9.]*")
 
 
 class DurationError(ValueError):
@@ -40,23 +45,35 @@ def format_time(value: datetime | None) -> str | None:
 
 
 def parse_go_duration(text: str) -> timedelta:
-    """Go's `time.ParseDuration`: a signed sequence of decimal numbers with units (`1h30m`, `90s`, `0`)."""
-    original = text
-    if not isinstance(text, str) or not text:
-        raise DurationError(f'time: invalid duration "{original}"')
-    negative = text[0] == "-"
-    if text[0] in "+-":
-        text = text[1:]
-    if text == "0":
+    """Go's `time.ParseDuration`: signed decimal numbers with units (`1h30m`, `1.5h`, `90s`, `0`).
+
+    Errors carry Go's wording (`missing unit`, `unknown unit "d"`), since they reach users verbatim.
+    """
+    quoted = f'"{text}"'
+    rest = text[1:] if text[:1] in ("+", "-") else text
+    if rest == "0":
         return timedelta(0)
-    if not text:
-        raise DurationError(f'time: invalid duration "{original}"')
-    total = 0.0
-    position = 0
-    while position < len(text):
-        match = _DURATION_PART.match(text, position)
-        if not match or match.group(1) in ("", "."):
-            raise DurationError(f'time: invalid duration "{original}"')
-        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-        position = match.end()
-    return timedelta(seconds=-total if negative else total)
+    if not rest:
+        raise DurationError(f"time: invalid duration {quoted}")
+    total = 0
+    while rest:
+        whole = _DIGITS.match(rest).group()
+        rest = rest[len(whole):]
+        fraction = ""
+        if rest.startswith("."):
+            fraction = _DIGITS.match(rest, 1).group()
+            rest = rest[1 + len(fraction):]
+        if not whole and not fraction:
+            raise DurationError(f"time: invalid duration {quoted}")
+        unit = _UNIT.match(rest).group()
+        rest = rest[len(unit):]
+        if not unit:
+            raise DurationError(f"time: missing unit in duration {quoted}")
+        if unit not in _UNIT_NANOS:
+            raise DurationError(f'time: unknown unit "{unit}" in duration {quoted}')
+        scale = _UNIT_NANOS[unit]
+        # integer nanoseconds, fractions truncated, as Go accumulates them
+        total += int(whole or "0") * scale + (int(fraction) * scale // 10 ** len(fraction) if fraction else 0)
+        if total > _MAX_DURATION_NANOS:
+            raise DurationError(f"time: invalid duration {quoted}")
+    return timedelta(microseconds=(-total if text.startswith("-") else total) / 1000)
