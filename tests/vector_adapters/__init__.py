@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 Adapter = Callable[[dict[str, Any]], None]
 
-_MODULES = ("ocm_scheduling", "ocm_rollout", "fleet_scheduling", "fleet_rollout")
+_MODULES = ("ocm_scheduling", "ocm_decisions", "ocm_rollout", "fleet_scheduling", "fleet_rollout")
 
 
+@cache
 def _registry() -> dict[str, Adapter]:
     merged: dict[str, Adapter] = {}
     for name in _MODULES:
