@@ -1,0 +1,4 @@
+# Loaded with Django so that @shared_task binds to this app.
+from fleetui.celery import app as celery_app
+
+__all__ = ("celery_app",)

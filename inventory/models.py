@@ -1,0 +1,149 @@
+"""Hub objects mirrored into the database, in the field's own words.
+
+JSON columns hold the Kubernetes shapes unchanged (labels, claims, taints, quantities, conditions)
+so the scheduler adapters can read them back exactly as a hub serves them.
+"""
+
+from django.db import models
+from django.utils import timezone
+
+from inventory import availability
+
+
+class Hub(models.Model):
+    """A Kubernetes API server that serves OCM and/or KubeFleet kinds."""
+
+    name = models.SlugField(max_length=63, unique=True)
+    server_url = models.URLField(max_length=500)
+    serves_ocm = models.BooleanField("serves OCM", default=True)
+    serves_fleet = models.BooleanField("serves Fleet", default=False)
+    sync_interval_seconds = models.PositiveIntegerField(default=60)
+    # Namespace where decisions are published for Argo CD and others; blank = do not publish.
+    publish_namespace = models.CharField(max_length=253, blank=True)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    last_sync_error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class HubObject(models.Model):
+    """Fields every object read from a hub carries."""
+
+    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, related_name="%(class)ss")
+    uid = models.CharField(max_length=64, blank=True)
+    name = models.CharField(max_length=253)
+    resource_version = models.CharField(max_length=64, blank=True)
+    synced_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ManagedClusterQuerySet(models.QuerySet["ManagedCluster"]):
+    def for_listing(self) -> "ManagedClusterQuerySet":
+        return self.select_related("hub").order_by("name", "hub__name", "kind")
+
+
+class ManagedCluster(HubObject):
+    """An OCM ManagedCluster or a KubeFleet MemberCluster; `kind` says which."""
+
+    class Kind(models.TextChoices):
+        MANAGED_CLUSTER = "ManagedCluster"
+        MEMBER_CLUSTER = "MemberCluster"
+
+    class Availability(models.TextChoices):
+        AVAILABLE = availability.AVAILABLE
+        UNAVAILABLE = availability.UNAVAILABLE
+        UNKNOWN = availability.UNKNOWN
+
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.MANAGED_CLUSTER)
+    labels = models.JSONField(default=dict, blank=True)
+    # OCM status.clusterClaims: [{name, value}]
+    claims = models.JSONField(default=list, blank=True)
+    # spec.taints: OCM [{key, value, effect, timeAdded}], Fleet [{key, value, effect}]
+    taints = models.JSONField(default=list, blank=True)
+    allocatable = models.JSONField(default=dict, blank=True)
+    capacity = models.JSONField(default=dict, blank=True)
+    conditions = models.JSONField(default=list, blank=True)
+    # Derived from conditions/agent_status when stored, so lists can filter on it.
+    availability = models.CharField(max_length=12, choices=Availability.choices, default=Availability.UNKNOWN)
+    deletion_timestamp = models.DateTimeField(null=True, blank=True)
+    stale = models.BooleanField(default=False)
+    # Fleet MemberCluster only: status.properties, status.resourceUsage, status.agentStatus.
+    properties = models.JSONField(default=dict, blank=True)
+    resource_usage = models.JSONField(default=dict, blank=True)
+    agent_status = models.JSONField(default=list, blank=True)
+
+    objects = ManagedClusterQuerySet.as_manager()
+
+    class Meta:
+        # One hub may serve both an OCM ManagedCluster and a Fleet MemberCluster of the same name.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hub", "kind", "name"], name="managedcluster_unique_hub_kind_name"
+            )
+        ]
+        indexes = [models.Index(fields=["hub", "name"]), models.Index(fields=["hub", "uid"])]
+
+    def label_chips(self, limit: int = 4) -> list[str]:
+        """`key=value` for the first labels by key, for compact lists."""
+        return [f"{key}={value}" for key, value in sorted(self.labels.items())[:limit]]
+
+    def hidden_label_count(self, limit: int = 4) -> int:
+        return max(len(self.labels) - limit, 0)
+
+
+class ManagedClusterSet(HubObject):
+    class SelectorType(models.TextChoices):
+        EXCLUSIVE_CLUSTER_SET_LABEL = "ExclusiveClusterSetLabel"
+        LABEL_SELECTOR = "LabelSelector"
+
+    selector_type = models.CharField(
+        max_length=32, choices=SelectorType.choices, default=SelectorType.EXCLUSIVE_CLUSTER_SET_LABEL
+    )
+    # Only for LabelSelector; null (matches nothing) is different from {} (matches every cluster).
+    label_selector = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hub", "name"], name="managedclusterset_unique_hub_name")
+        ]
+        indexes = [models.Index(fields=["hub", "name"])]
+
+
+class ManagedClusterSetBinding(HubObject):
+    namespace = models.CharField(max_length=253)
+    # spec.clusterSet by name: a binding may name a set that does not exist (then it is not valid).
+    cluster_set = models.CharField(max_length=253)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hub", "namespace", "name"], name="managedclustersetbinding_unique_hub_ns_name"
+            )
+        ]
+        indexes = [models.Index(fields=["hub", "name"])]
+
+
+class AddOnPlacementScore(HubObject):
+    # The namespace is the cluster's name on the hub.
+    namespace = models.CharField(max_length=253)
+    # status.scores: [{name, value}]
+    scores = models.JSONField(default=list, blank=True)
+    valid_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hub", "namespace", "name"], name="addonplacementscore_unique_hub_ns_name"
+            )
+        ]
+        indexes = [models.Index(fields=["hub", "name"])]

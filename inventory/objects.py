@@ -1,0 +1,131 @@
+"""Hub objects (Kubernetes dicts) to inventory rows: the field mapping shared by every importer.
+
+Each function returns the lookup that identifies the row and the values to store, and raises
+InvalidManifest when a field has the wrong type, before anything is written.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import models
+from django.utils import timezone
+
+from inventory import availability
+from inventory.manifests import InvalidManifest, Manifest, field_time, field_value
+from inventory.models import AddOnPlacementScore, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
+
+OCM_GROUP = "cluster.open-cluster-management.io"
+FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
+# Old v1beta1 sets used this name for what v1beta2 calls ExclusiveClusterSetLabel.
+LEGACY_CLUSTER_SET_LABEL = "LegacyClusterSetLabel"
+
+
+@dataclass(frozen=True)
+class Row:
+    model: type[models.Model]
+    lookup: dict[str, Any]
+    values: dict[str, Any]
+
+
+def _common(manifest: Manifest) -> dict[str, Any]:
+    metadata = manifest.obj["metadata"]
+    return {
+        "uid": metadata.get("uid") or "",
+        "resource_version": metadata.get("resourceVersion") or "",
+        "synced_at": timezone.now(),
+    }
+
+
+def managed_cluster_row(manifest: Manifest) -> Row:
+    obj = manifest.obj
+    conditions = field_value(obj, "status.conditions", list, [])
+    return Row(
+        ManagedCluster,
+        {"kind": ManagedCluster.Kind.MANAGED_CLUSTER, "name": manifest.name},
+        _common(manifest)
+        | {
+            "labels": field_value(obj, "metadata.labels", dict, {}),
+            "claims": field_value(obj, "status.clusterClaims", list, []),
+            "taints": field_value(obj, "spec.taints", list, []),
+            "allocatable": field_value(obj, "status.allocatable", dict, {}),
+            "capacity": field_value(obj, "status.capacity", dict, {}),
+            "conditions": conditions,
+            "availability": availability.managed_cluster_availability(
+                _mappings(conditions, "status.conditions")
+            ),
+            "deletion_timestamp": field_time(obj, "metadata.deletionTimestamp"),
+            "stale": False,
+        },
+    )
+
+
+def member_cluster_row(manifest: Manifest) -> Row:
+    obj = manifest.obj
+    agent_status = field_value(obj, "status.agentStatus", list, [])
+    return Row(
+        ManagedCluster,
+        {"kind": ManagedCluster.Kind.MEMBER_CLUSTER, "name": manifest.name},
+        _common(manifest)
+        | {
+            "labels": field_value(obj, "metadata.labels", dict, {}),
+            "taints": field_value(obj, "spec.taints", list, []),
+            # Mirrored into the OCM columns so lists show cpu/memory the same way for both kinds.
+            "allocatable": field_value(obj, "status.resourceUsage.allocatable", dict, {}),
+            "capacity": field_value(obj, "status.resourceUsage.capacity", dict, {}),
+            "conditions": field_value(obj, "status.conditions", list, []),
+            "properties": field_value(obj, "status.properties", dict, {}),
+            "resource_usage": field_value(obj, "status.resourceUsage", dict, {}),
+            "agent_status": agent_status,
+            "availability": availability.member_cluster_availability(
+                _mappings(agent_status, "status.agentStatus")
+            ),
+            "deletion_timestamp": field_time(obj, "metadata.deletionTimestamp"),
+            "stale": False,
+        },
+    )
+
+
+def managed_cluster_set_row(manifest: Manifest) -> Row:
+    obj = manifest.obj
+    selector_type = field_value(obj, "spec.clusterSelector.selectorType", str, "") or (
+        ManagedClusterSet.SelectorType.EXCLUSIVE_CLUSTER_SET_LABEL
+    )
+    if selector_type == LEGACY_CLUSTER_SET_LABEL:
+        selector_type = ManagedClusterSet.SelectorType.EXCLUSIVE_CLUSTER_SET_LABEL
+    label_selector = None
+    if selector_type == ManagedClusterSet.SelectorType.LABEL_SELECTOR:
+        label_selector = field_value(obj, "spec.clusterSelector.labelSelector", dict, None)
+    return Row(
+        ManagedClusterSet,
+        {"name": manifest.name},
+        _common(manifest) | {"selector_type": selector_type, "label_selector": label_selector},
+    )
+
+
+def managed_cluster_set_binding_row(manifest: Manifest) -> Row:
+    return Row(
+        ManagedClusterSetBinding,
+        {"namespace": manifest.namespace, "name": manifest.name},
+        _common(manifest) | {"cluster_set": field_value(manifest.obj, "spec.clusterSet", str, "")},
+    )
+
+
+def addon_placement_score_row(manifest: Manifest) -> Row:
+    obj = manifest.obj
+    return Row(
+        AddOnPlacementScore,
+        {"namespace": manifest.namespace, "name": manifest.name},
+        _common(manifest)
+        | {
+            "scores": _mappings(field_value(obj, "status.scores", list, []), "status.scores"),
+            "valid_until": field_time(obj, "status.validUntil"),
+        },
+    )
+
+
+def _mappings(items: list[Any], path: str) -> list[Mapping[str, Any]]:
+    for number, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise InvalidManifest(f"{path}[{number}]: expected a mapping, got {type(item).__name__}")
+    return items

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PlacementConfig(AppConfig):
+    name = "placement"
+    verbose_name = "Placements"

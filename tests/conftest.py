@@ -1,0 +1,54 @@
+"""Shared fixtures: users, the demo fleet, and the real services (PostgreSQL, Redis) CI provides."""
+
+import os
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+
+from tests.factories import PASSWORD, UserFactory
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def require_service(variable: str, what: str) -> str:
+    """The service URL from the environment; missing fails in CI (services are mandatory there)."""
+    url = os.environ.get(variable)
+    if url:
+        return url
+    if IN_CI:
+        pytest.fail(f"{variable} must be set in CI so {what} is tested against the real service")
+    pytest.skip(f"{variable} is not set; {what} is not under test locally")
+
+
+@pytest.fixture
+def password() -> str:
+    return PASSWORD
+
+
+@pytest.fixture
+def user(db: None) -> User:
+    return UserFactory(username="alice")
+
+
+@pytest.fixture
+def logged_in_client(client: Client, user: User) -> Client:
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def demo_fleet(db: None) -> None:
+    """The shipped demo manifests, loaded the way `make run` loads them."""
+    call_command("load_demo")
+
+
+@pytest.fixture
+def broker_url() -> str:
+    return require_service("CELERY_BROKER_URL", "the Celery broker (Redis)")
+
+
+@pytest.fixture
+def database_url() -> str:
+    return require_service("DATABASE_URL", "the external database")
