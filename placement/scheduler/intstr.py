@@ -9,6 +9,10 @@ import math
 import re
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")  # what Go's strconv.Atoi accepts
+# What Go's strconv.ParseFloat accepts: decimal, hexadecimal with a p exponent, inf/infinity/nan.
+_GO_DECIMAL_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_GO_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
+_GO_SPECIAL_FLOAT = re.compile(r"[+-]?(?:inf|infinity)|nan", re.IGNORECASE)  # no sign on NaN
 
 
 class IntOrStringError(ValueError):
@@ -36,3 +40,34 @@ def scaled_value(value: int | str, total: int, *, round_up: bool) -> int:
     percent = parse_percent(value)
     scaled = percent * total / 100
     return math.ceil(scaled) if round_up else math.floor(scaled)
+
+
+def go_parse_float(text: str) -> float:
+    """Go's `strconv.ParseFloat(text, 64)`; raises ValueError with Go's message (overflow is an error)."""
+    if _GO_SPECIAL_FLOAT.fullmatch(text):
+        return float(text)
+    try:
+        if _GO_DECIMAL_FLOAT.fullmatch(text):
+            value = float(text)
+        elif _GO_HEX_FLOAT.fullmatch(text):
+            value = float.fromhex(text)
+        else:
+            raise ValueError(f'strconv.ParseFloat: parsing "{text}": invalid syntax')
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value):
+        raise ValueError(f'strconv.ParseFloat: parsing "{text}": value out of range')
+    return value
+
+
+def ceil_percent_of(value: str, total: int) -> int | None:
+    """OCM's `ceil(ParseFloat(trim(v, "%")) / 100 * float64(total))` for a `"p%"` string.
+
+    None where the float is not finite (Go's int conversion is then undefined and lands below zero,
+    which every caller treats as "use the default"). Raises IntOrStringError without a `%` and
+    ValueError (Go's text) for an unparsable number.
+    """
+    if not value.endswith("%"):
+        raise IntOrStringError(f"{value} invalid type: string is not a percentage")
+    scaled = go_parse_float(value[:-1]) / 100 * float(total)
+    return math.ceil(scaled) if math.isfinite(scaled) else None

@@ -2,7 +2,13 @@
 
 import pytest
 
-from placement.scheduler.intstr import IntOrStringError, parse_percent, scaled_value
+from placement.scheduler.intstr import (
+    IntOrStringError,
+    ceil_percent_of,
+    go_parse_float,
+    parse_percent,
+    scaled_value,
+)
 
 
 def test_percentages_scale_with_the_requested_rounding() -> None:
@@ -19,3 +25,22 @@ def test_strings_without_percent_are_errors() -> None:
         scaled_value("50", 10, round_up=False)
     with pytest.raises(IntOrStringError):
         parse_percent("abc%")
+
+
+def test_go_parse_float_accepts_what_go_accepts() -> None:
+    assert go_parse_float("12.5") == 12.5
+    assert go_parse_float("0x1p-2") == 0.25
+    assert go_parse_float("-Inf") == float("-inf")
+    with pytest.raises(ValueError, match='parsing "1_0": invalid syntax'):
+        go_parse_float("1_0")
+    with pytest.raises(ValueError, match="value out of range"):
+        go_parse_float("1e400")
+
+
+def test_ceil_percent_of_rounds_up_in_float() -> None:
+    assert ceil_percent_of("25%", 3) == 1
+    assert ceil_percent_of("50%", 5) == 3
+    assert ceil_percent_of("12.5%", 16) == 2
+    assert ceil_percent_of("NaN%", 5) is None
+    with pytest.raises(IntOrStringError):
+        ceil_percent_of("25", 4)

@@ -10,7 +10,6 @@ tracker of `pkg/apis/cluster/v1beta1/placement.go` to the letter, quirks include
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from enum import Enum, StrEnum
 from typing import Any
 
 from placement.scheduler.errors import ManifestError
+from placement.scheduler.intstr import ceil_percent_of
 from placement.scheduler.timeutil import DurationError, parse_go_duration
 
 ALL, PROGRESSIVE, PROGRESSIVE_PER_GROUP = "All", "Progressive", "ProgressivePerGroup"
@@ -38,10 +38,6 @@ _THRESHOLD_PATTERN = re.compile(_THRESHOLD_REGEX[:-1] + r"\Z")
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _ATOI = re.compile(r"[+-]?[0-9]+")
 
-# What Go's strconv.ParseFloat accepts (decimal, hexadecimal with a p exponent, inf/infinity/nan).
-_GO_DECIMAL_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_GO_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
-_GO_SPECIAL_FLOAT = re.compile(r"[+-]?(?:inf|infinity)|nan", re.IGNORECASE)  # no sign on NaN
 
 
 class RolloutStatus(StrEnum):
@@ -160,35 +156,13 @@ def calculate_rollout_size(value: int | str, total: int, default: int) -> int:
 
 
 def _percent_of(value: str, total: int) -> int | None:
-    """ceil(p / 100 * total) in float64 as upstream; None where Go's int conversion is undefined."""
-    percent = _go_parse_float(_percent_digits(value))
-    scaled = percent / 100 * float(total)
-    # upstream: int() of ±Inf/NaN is out of range in Go and lands below zero, i.e. the default
-    return math.ceil(scaled) if math.isfinite(scaled) else None
-
-
-def _percent_digits(value: str) -> str:
+    """ceil(p / 100 x total) in float64 as upstream; None where Go's int conversion is undefined."""
     if not value.endswith("%"):
         raise RolloutError(f"'{value}' is an invalid maximum threshold value: string is not a percentage")
-    return value[:-1]
-
-
-def _go_parse_float(text: str) -> float:
-    """Go `strconv.ParseFloat(text, 64)` for the syntaxes it accepts, with its error texts."""
-    if _GO_SPECIAL_FLOAT.fullmatch(text):
-        return float(text)
     try:
-        if _GO_DECIMAL_FLOAT.fullmatch(text):
-            value = float(text)
-        elif _GO_HEX_FLOAT.fullmatch(text):
-            value = float.fromhex(text)
-        else:
-            raise RolloutError(f'strconv.ParseFloat: parsing "{text}": invalid syntax')
-    except OverflowError:
-        value = math.inf
-    if math.isinf(value):  # upstream: an overflowing literal is ErrRange, not infinity
-        raise RolloutError(f'strconv.ParseFloat: parsing "{text}": value out of range')
-    return value
+        return ceil_percent_of(value, total)
+    except ValueError as exc:
+        raise RolloutError(str(exc)) from exc
 
 
 def _validate_threshold(value: int | str) -> None:
