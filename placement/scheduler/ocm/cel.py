@@ -1,0 +1,579 @@
+"""CEL cluster selectors of Placement predicates (`celSelector.celExpressions`).
+
+upstream: ocm `pkg/placement/helpers/cel.go` with the environment of sdk-go `pkg/cel` (variable
+`managedCluster`, member function `scores`, `parseJSON`, and the k8s `BaseEnvOpts` libraries).
+
+Parsing and evaluation use cel-python (`celpy`), which does not type-check. cel-go's checker is
+reproduced for what matters here: every identifier must be `managedCluster`, a type name or a
+comprehension variable, and every function must exist in the upstream environment, otherwise the
+expression fails to COMPILE with cel-go's `undeclared reference to '<name>' (in container '')`.
+Evaluation is bounded by a step budget shared by one cluster's expressions (upstream shares a cost
+budget); a non-bool result, a runtime error or an exhausted budget is "no match", never an exception.
+Functions that are declared upstream but not implemented here (url, ip, cidr, format, optional,
+regex find, list min/max) compile, and evaluate to an error, i.e. no match.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache, lru_cache
+from typing import Any
+
+import celpy
+import lark
+from celpy import celtypes
+from celpy.evaluation import Activation, CELEvalError, Evaluator
+
+from placement.scheduler.quantity import QuantityError, approx_float, parse_quantity
+
+ScoresProvider = Callable[[str], list[dict[str, Any]]]
+
+CLUSTER_VARIABLE = "managedCluster"
+# Evaluator steps (AST node visits) one cluster may spend over all its expressions.
+EVALUATION_STEP_BUDGET = 50_000
+
+# Identifiers cel-go declares besides `managedCluster`: the type names usable as values.
+_TYPE_IDENTIFIERS = frozenset(
+    {"bool", "bytes", "double", "int", "list", "map", "null_type", "string", "type", "uint"}
+)
+
+# Global functions of the upstream environment (standard, ext.Strings, k8s libraries, OCM json).
+_GLOBAL_FUNCTIONS = frozenset(
+    {
+        "size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
+        "matches", "parseJSON", "url", "isURL", "quantity", "isQuantity", "ip", "isIP", "cidr", "isCIDR",
+        "optional.of", "optional.ofNonZeroValue", "optional.none", "strings.quote",
+        "format.named", "format.dns1123Label", "format.dns1123Subdomain", "format.dns1035Label",
+        "format.qualifiedName", "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
+        "format.dns1035LabelPrefix", "format.labelValue", "format.uri", "format.uuid", "format.byte",
+        "format.date", "format.datetime",
+    }
+)  # fmt: skip
+
+# Receiver-style functions of the same environment, including OCM's `managedCluster.scores(name)`.
+_MEMBER_FUNCTIONS = frozenset(
+    {
+        "scores", "size", "contains", "startsWith", "endsWith", "matches",
+        "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours",
+        "getMilliseconds", "getMinutes", "getMonth", "getSeconds",
+        "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring",
+        "trim", "join", "format", "reverse",
+        "isSorted", "sum", "min", "max", "find", "findAll",
+        "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
+        "isInteger", "asInteger", "asApproximateFloat", "sign", "add", "sub", "isGreaterThan",
+        "isLessThan", "compareTo",
+        "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
+        "isGlobalUnicast", "isCanonical", "containsIP", "containsCIDR", "ip", "masked", "prefixLength",
+        "validate", "hasValue", "value", "or", "orValue",
+    }
+)  # fmt: skip
+
+# Member macros that bind a variable: name -> accepted argument counts.
+_COMPREHENSIONS = {"all": (2,), "exists": (2,), "exists_one": (2,), "filter": (2,), "map": (2, 3)}
+_OPTIONAL_MACROS = {"optMap": (2,), "optFlatMap": (2,)}
+
+# Grammar nodes that only wrap their single child (precedence levels).
+_WRAPPERS = frozenset(
+    {
+        "expr",
+        "conditionalor",
+        "conditionaland",
+        "relation",
+        "addition",
+        "multiplication",
+        "unary",
+        "member",
+        "primary",
+    }
+)
+
+
+class CelCompileError(Exception):
+    """An expression cel-go would refuse to compile; str(e) is `compilation failed: <issues>`."""
+
+    def __init__(self, issues: str) -> None:
+        self.message = f"compilation failed: {issues}"
+        super().__init__(self.message)
+
+
+# --- compile-time checks (cel-go parser + checker messages) ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Issue:
+    line: int
+    column: int  # 1-based, as cel-go displays it
+    message: str
+
+    def display(self, source: str) -> str:
+        """cel-go `Error.ToDisplayString`: location, message, the source line and a caret."""
+        lines = source.splitlines() or [""]
+        snippet = lines[self.line - 1].replace("\t", " ") if self.line <= len(lines) else ""
+        caret = "." * min(self.column - 1, len(snippet)) + "^"
+        return f"ERROR: <input>:{self.line}:{self.column}: {self.message}\n | {snippet}\n | {caret}"
+
+
+def _undeclared(token: lark.Token, name: str) -> _Issue:
+    return _Issue(token.line or 1, token.column or 1, f"undeclared reference to '{name}' (in container '')")
+
+
+def _unwrap(node: Any) -> Any:
+    while isinstance(node, lark.Tree) and node.data in _WRAPPERS and len(node.children) == 1:
+        node = node.children[0]
+    return node
+
+
+def _arguments(node: lark.Tree, index: int) -> list[Any]:
+    """The expressions of the optional `exprlist` child at `index`."""
+    if len(node.children) > index and isinstance(node.children[index], lark.Tree):
+        return list(node.children[index].children)
+    return []
+
+
+def _qualified_name(node: Any) -> str | None:
+    """`a.b.c` written as plain selections of an identifier, else None."""
+    node = _unwrap(node)
+    if isinstance(node, lark.Tree) and node.data == "ident":
+        return str(node.children[0])
+    if isinstance(node, lark.Tree) and node.data == "member_dot":
+        receiver = _qualified_name(node.children[0])
+        return None if receiver is None else f"{receiver}.{node.children[1]}"
+    return None
+
+
+class _Checker:
+    """Walks a celpy parse tree and collects the issues cel-go's parser (macros) and checker report."""
+
+    def __init__(self) -> None:
+        self.issues: list[_Issue] = []
+
+    def check(self, node: Any, scope: frozenset[str]) -> None:
+        if not isinstance(node, lark.Tree):
+            return
+        handler = getattr(self, f"_check_{node.data}", None)
+        if handler is not None:
+            handler(node, scope)
+            return
+        for child in node.children:
+            self.check(child, scope)
+
+    def _check_ident(self, node: lark.Tree, scope: frozenset[str]) -> None:
+        token = node.children[0]
+        if token not in scope and token != CLUSTER_VARIABLE and token not in _TYPE_IDENTIFIERS:
+            self.issues.append(_undeclared(token, str(token)))
+
+    def _check_dot_ident(self, node: lark.Tree, scope: frozenset[str]) -> None:
+        # a leading dot resolves from the root, so comprehension variables do not count
+        self._check_ident(node, frozenset())
+
+    def _check_ident_arg(self, node: lark.Tree, scope: frozenset[str]) -> None:
+        token, arguments = node.children[0], _arguments(node, 1)
+        if token == "has":
+            self._check_has(token, arguments, scope)
+            return
+        if token not in _GLOBAL_FUNCTIONS:
+            self.issues.append(_undeclared(token, str(token)))
+        for argument in arguments:
+            self.check(argument, scope)
+
+    def _check_dot_ident_arg(self, node: lark.Tree, scope: frozenset[str]) -> None:
+        self._check_ident_arg(node, frozenset())
+
+    def _check_has(self, token: lark.Token, arguments: list[Any], scope: frozenset[str]) -> None:
+        selection = _unwrap(arguments[0]) if len(arguments) == 1 else None
+        if not (isinstance(selection, lark.Tree) and selection.data == "member_dot"):
+            self.issues.append(_Issue(token.line or 1, token.column or 1, "invalid argument to has() macro"))
+            return
+        self.check(selection, scope)
+
+    def _check_member_dot_arg(self, node: lark.Tree, scope: frozenset[str]) -> None:
+        receiver, token, arguments = node.children[0], node.children[1], _arguments(node, 2)
+        macros = {**_COMPREHENSIONS, **_OPTIONAL_MACROS}
+        if token in macros and len(arguments) in macros[token]:
+            self._check_comprehension(receiver, arguments, scope)
+            return
+        qualified = _qualified_name(receiver)
+        # `optional.of(x)`, `format.dns1123Label()`: namespaced global functions, unless shadowed
+        if qualified and qualified.split(".")[0] not in scope and f"{qualified}.{token}" in _GLOBAL_FUNCTIONS:
+            for argument in arguments:
+                self.check(argument, scope)
+            return
+        if token not in _MEMBER_FUNCTIONS:
+            self.issues.append(_undeclared(token, str(token)))
+        self.check(receiver, scope)
+        for argument in arguments:
+            self.check(argument, scope)
+
+    def _check_comprehension(self, receiver: Any, arguments: list[Any], scope: frozenset[str]) -> None:
+        self.check(receiver, scope)
+        variable = _unwrap(arguments[0])
+        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+            meta = arguments[0].meta
+            self.issues.append(_Issue(meta.line, meta.column, "argument must be a simple name"))
+            return
+        inner = scope | {str(variable.children[0])}
+        for argument in arguments[1:]:
+            self.check(argument, inner)
+
+    def _check_member_object(self, node: lark.Tree, scope: frozenset[str]) -> None:
+        # no message types are declared in the upstream environment
+        name = _qualified_name(node.children[0]) or "?"
+        meta = node.meta
+        self.issues.append(
+            _Issue(meta.line, meta.column, f"undeclared reference to '{name}' (in container '')")
+        )
+
+
+def _parse(expression: str) -> lark.Tree:
+    """Parse one expression, raising CelCompileError with cel-go-style syntax issues."""
+    try:
+        return _environment().compile(expression)
+    except celpy.CELParseError as exc:
+        line, column = exc.line or 1, max(exc.column or 1, 1)
+        summary = str(exc.args[1] if len(exc.args) > 1 else exc).splitlines()[0]
+        raise CelCompileError(_Issue(line, column, f"Syntax error: {summary}").display(expression)) from None
+    except lark.exceptions.LarkError as exc:
+        issue = _Issue(1, len(expression) + 1, f"Syntax error: {str(exc).splitlines()[0]}")
+        raise CelCompileError(issue.display(expression)) from None
+
+
+def _compile_expression(expression: str) -> lark.Tree:
+    tree = _parse(expression)
+    checker = _Checker()
+    checker.check(tree, frozenset())
+    if checker.issues:
+        issues = sorted(set(checker.issues), key=lambda issue: (issue.line, issue.column, issue.message))
+        raise CelCompileError("\n".join(issue.display(expression) for issue in issues))
+    return tree
+
+
+def _is_cluster_variable(node: Any) -> bool:
+    node = _unwrap(node)
+    return isinstance(node, lark.Tree) and node.data == "ident" and node.children[0] == CLUSTER_VARIABLE
+
+
+def _plain_string(node: Any) -> str | None:
+    """The value of a simple quoted string literal (no escapes, no raw prefix), else None."""
+    node = _unwrap(node)
+    if not (isinstance(node, lark.Tree) and node.data == "literal"):
+        return None
+    token = str(node.children[0])
+    triple = token[:3] in ('"""', "'''")
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "\"'" and "\\" not in token and not triple:
+        return token[1:-1]
+    return None
+
+
+def _cluster_fields(tree: lark.Tree) -> frozenset[str] | None:
+    """The top-level ManagedCluster fields an expression reads, or None when it may read any.
+
+    Only those fields are converted to CEL values per cluster, which halves the evaluation cost.
+    """
+    uses = sum(
+        1
+        for node in tree.iter_subtrees()
+        if node.data in ("ident", "dot_ident") and node.children[0] == CLUSTER_VARIABLE
+    )
+    fields: set[str] = set()
+    for node in tree.iter_subtrees():
+        if not node.children or not _is_cluster_variable(node.children[0]):
+            continue
+        if node.data == "member_dot":
+            fields.add(str(node.children[1]))
+        elif node.data == "member_index" and (key := _plain_string(node.children[1])) is not None:
+            fields.add(key)
+        elif node.data == "member_dot_arg" and node.children[1] == "scores":
+            fields.add("metadata")  # upstream scores() reads metadata.name
+        else:
+            continue
+        uses -= 1
+    # any other use (shadowing, a whole-object function argument, a computed key) needs everything
+    return frozenset(fields) if uses == 0 else None
+
+
+@cache
+def _environment() -> celpy.Environment:
+    return celpy.Environment()
+
+
+# --- runtime functions ---------------------------------------------------------------------------
+
+
+def _error(message: str) -> CELEvalError:
+    return CELEvalError(message)
+
+
+def _ascii_case(text: str, upper: bool) -> celtypes.StringType:
+    # ext.Strings lowerAscii/upperAscii leave non-ASCII letters alone
+    low, high, shift = ("a", "z", -32) if upper else ("A", "Z", 32)
+    return celtypes.StringType("".join(chr(ord(c) + shift) if low <= c <= high else c for c in text))
+
+
+def _lower_ascii(text: str) -> celtypes.StringType:
+    return _ascii_case(text, upper=False)
+
+
+def _upper_ascii(text: str) -> celtypes.StringType:
+    return _ascii_case(text, upper=True)
+
+
+def _trim(text: str) -> celtypes.StringType:
+    return celtypes.StringType(text.strip())
+
+
+def _char_at(text: str, index: int) -> celtypes.StringType | CELEvalError:
+    if not 0 <= index <= len(text):
+        return _error(f"index out of range: {index}")
+    return celtypes.StringType(text[index : index + 1])
+
+
+def _substring(text: str, start: int, end: int | None = None) -> celtypes.StringType | CELEvalError:
+    stop = len(text) if end is None else end
+    if not 0 <= start <= stop <= len(text):
+        return _error(f"substring out of range: [{start}:{stop}]")
+    return celtypes.StringType(text[start:stop])
+
+
+def _index_of(target: Any, item: Any, start: int = 0) -> celtypes.IntType | CELEvalError:
+    """`indexOf` of ext.Strings (substring) and of the k8s lists library (element)."""
+    if isinstance(target, str):
+        if not 0 <= start <= len(target):
+            return _error(f"index out of range: {start}")
+        return celtypes.IntType(target.find(item, start))
+    return celtypes.IntType(next((i for i, value in enumerate(target) if value == item), -1))
+
+
+def _last_index_of(target: Any, item: Any) -> celtypes.IntType:
+    if isinstance(target, str):
+        return celtypes.IntType(target.rfind(item))
+    return celtypes.IntType(next((i for i in range(len(target) - 1, -1, -1) if target[i] == item), -1))
+
+
+def _replace(text: str, old: str, new: str, count: int = -1) -> celtypes.StringType:
+    return celtypes.StringType(text.replace(old, new, count))
+
+
+def _split(text: str, separator: str, limit: int = -1) -> celtypes.ListType:
+    if limit == 0:
+        return celtypes.ListType()
+    # Go strings.SplitN: an empty separator splits into characters
+    parts = list(text) if separator == "" else text.split(separator, -1 if limit < 0 else limit - 1)
+    if separator == "" and 0 < limit < len(parts):
+        parts = parts[: limit - 1] + ["".join(parts[limit - 1 :])]
+    return celtypes.ListType(celtypes.StringType(p) for p in parts)
+
+
+def _join(items: Sequence[str], separator: str = "") -> celtypes.StringType:
+    return celtypes.StringType(separator.join(items))
+
+
+def _is_sorted(items: Sequence[Any]) -> celtypes.BoolType:
+    return celtypes.BoolType(all(a <= b for a, b in zip(items, items[1:], strict=False)))
+
+
+def _sum(items: Sequence[Any]) -> Any:
+    return sum(items[1:], items[0]) if items else celtypes.IntType(0)
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return celpy.json_to_cel(json.loads(text))
+    except (ValueError, TypeError) as exc:
+        return _error(f"failed to parse JSON: {exc}")
+
+
+@dataclass(frozen=True, slots=True)
+class _CelQuantity:
+    """A value of the k8s CEL Quantity library."""
+
+    text: str
+    exact: Fraction
+
+
+def _quantity(text: str) -> _CelQuantity | CELEvalError:
+    try:
+        return _CelQuantity(text, parse_quantity(text))
+    except QuantityError as exc:
+        return _error(f"quantities must match the regular expression: {exc}")
+
+
+def _is_quantity(text: str) -> celtypes.BoolType:
+    return celtypes.BoolType(isinstance(_quantity(text), _CelQuantity))
+
+
+def _compare_to(left: _CelQuantity, right: _CelQuantity) -> celtypes.IntType:
+    return celtypes.IntType((left.exact > right.exact) - (left.exact < right.exact))
+
+
+def _is_greater_than(left: _CelQuantity, right: _CelQuantity) -> celtypes.BoolType:
+    return celtypes.BoolType(left.exact > right.exact)
+
+
+def _is_less_than(left: _CelQuantity, right: _CelQuantity) -> celtypes.BoolType:
+    return celtypes.BoolType(left.exact < right.exact)
+
+
+def _fits_int64(value: Fraction) -> bool:
+    return value.denominator == 1 and -(2**63) <= value.numerator < 2**63
+
+
+def _is_integer(quantity: _CelQuantity) -> celtypes.BoolType:
+    return celtypes.BoolType(_fits_int64(quantity.exact))
+
+
+def _as_integer(quantity: _CelQuantity) -> celtypes.IntType | CELEvalError:
+    if not _fits_int64(quantity.exact):
+        return _error("cannot convert value to integer")
+    return celtypes.IntType(quantity.exact.numerator)
+
+
+def _as_approximate_float(quantity: _CelQuantity) -> celtypes.DoubleType:
+    return celtypes.DoubleType(approx_float(quantity.text))
+
+
+def _sign(quantity: _CelQuantity) -> celtypes.IntType:
+    return celtypes.IntType((quantity.exact > 0) - (quantity.exact < 0))
+
+
+_RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "parseJSON": _parse_json,
+    "lowerAscii": _lower_ascii,
+    "upperAscii": _upper_ascii,
+    "trim": _trim,
+    "charAt": _char_at,
+    "substring": _substring,
+    "indexOf": _index_of,
+    "lastIndexOf": _last_index_of,
+    "replace": _replace,
+    "split": _split,
+    "join": _join,
+    "isSorted": _is_sorted,
+    "sum": _sum,
+    "quantity": _quantity,
+    "isQuantity": _is_quantity,
+    "compareTo": _compare_to,
+    "isGreaterThan": _is_greater_than,
+    "isLessThan": _is_less_than,
+    "isInteger": _is_integer,
+    "asInteger": _as_integer,
+    "asApproximateFloat": _as_approximate_float,
+    "sign": _sign,
+}
+
+
+def _scores_function(provider: ScoresProvider) -> Callable[[Any, Any], Any]:
+    """`managedCluster.scores(name)` bound to one cluster's AddOnPlacementScores."""
+
+    def scores(_cluster: Any, resource_name: Any) -> Any:
+        if not isinstance(resource_name, str):
+            return _error("no such overload: scores")
+        try:
+            return celpy.json_to_cel(provider(str(resource_name)))
+        except LookupError as exc:
+            # upstream: the lister's NotFound becomes a CEL error
+            return _error(f"failed to get score: {exc}")
+
+    return scores
+
+
+# --- evaluation ----------------------------------------------------------------------------------
+
+
+class _BudgetExceeded(Exception):
+    """The evaluation of one cluster ran out of steps."""
+
+
+class _StepBudget:
+    def __init__(self, steps: int) -> None:
+        self.remaining = steps
+
+    def spend(self) -> None:
+        self.remaining -= 1
+        if self.remaining < 0:
+            raise _BudgetExceeded
+
+
+class _BudgetedEvaluator(Evaluator):
+    """celpy's interpreter, charging one step per visited node (comprehension bodies included)."""
+
+    def __init__(self, ast: lark.Tree, activation: Activation, budget: _StepBudget) -> None:
+        super().__init__(ast, activation)
+        self._budget = budget
+
+    def sub_evaluator(self, ast: lark.Tree) -> Evaluator:
+        return _BudgetedEvaluator(ast, self.activation, self._budget)
+
+    def _visit_tree(self, tree: lark.Tree) -> Any:
+        # lark routes `visit` and `visit_children` through here
+        self._budget.spend()
+        return super()._visit_tree(tree)
+
+
+class CelSelector:
+    """The compiled `celExpressions` of one predicate; `matches` is the AND of all of them."""
+
+    def __init__(self, programs: tuple[lark.Tree, ...]) -> None:
+        self._programs = programs
+        fields = [_cluster_fields(program) for program in programs]
+        self._fields = None if None in fields else frozenset().union(*fields)
+
+    def _cluster_value(self, cluster_object: Mapping[str, Any]) -> Any:
+        if self._fields is None:
+            return celpy.json_to_cel(dict(cluster_object))
+        return celtypes.MapType(
+            {
+                celtypes.StringType(k): celpy.json_to_cel(cluster_object[k])
+                for k in self._fields
+                if k in cluster_object
+            }
+        )
+
+    def matches(self, cluster_object: Mapping[str, Any], scores: ScoresProvider) -> bool:
+        """True when every expression evaluates to boolean true for this ManagedCluster.
+
+        `cluster_object` is the ManagedCluster as unstructured JSON. `scores(name)` returns the
+        `[{name, value, quantity}]` of the cluster's AddOnPlacementScore `name`, and raises
+        LookupError when the cluster has none (an error in CEL, as upstream). Never raises.
+        """
+        if not self._programs:
+            return True
+        try:
+            cluster = self._cluster_value(cluster_object)
+        except (ValueError, TypeError):
+            return False
+        functions = {**_RUNTIME_FUNCTIONS, "scores": _scores_function(scores)}
+        budget = _StepBudget(EVALUATION_STEP_BUDGET)
+        return all(self._evaluate(program, cluster, functions, budget) for program in self._programs)
+
+    @staticmethod
+    def _evaluate(program: lark.Tree, cluster: Any, functions: dict[str, Any], budget: _StepBudget) -> bool:
+        activation = Activation(annotations=_environment().annotations, functions=functions)
+        evaluator = _BudgetedEvaluator(program, activation, budget)
+        try:
+            result = evaluator.evaluate({CLUSTER_VARIABLE: cluster})
+        # any failure (budget, runtime error, a form celpy cannot run) is "no match" upstream
+        except Exception:
+            return False
+        return isinstance(result, celtypes.BoolType) and bool(result)
+
+
+@lru_cache(maxsize=1024)
+def _compile_all(expressions: tuple[str, ...]) -> CelSelector | CelCompileError:
+    try:
+        return CelSelector(tuple(_compile_expression(expression) for expression in expressions))
+    except CelCompileError as exc:
+        return exc
+
+
+def compile_cel_selector(expressions: Sequence[str]) -> CelSelector:
+    """Compile a predicate's `celExpressions` once (cached by the expression tuple).
+
+    Raises CelCompileError for the first expression cel-go would refuse, with its issues text.
+    """
+    compiled = _compile_all(tuple(expressions))
+    if isinstance(compiled, CelCompileError):
+        raise CelCompileError(compiled.message.removeprefix("compilation failed: "))
+    return compiled

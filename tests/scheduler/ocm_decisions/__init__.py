@@ -1,0 +1,1 @@
+"""Tests of OCM decision groups, PlacementDecision pages, the bind plan, conditions and CEL selectors."""
