@@ -1,0 +1,107 @@
+"""The Predicate filter (spec §2): predicates are ORed; each ANDs labelSelector, claimSelector and CEL."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from placement.scheduler.labels import LabelSelector
+from placement.scheduler.ocm.cel import CelCompileError, CelSelector, compile_cel_selector
+from placement.scheduler.ocm.inventory import OcmInventory
+from placement.scheduler.ocm.status import MISCONFIGURED, ScheduleStatus
+from placement.scheduler.ocm.types import ClusterPredicate, Placement
+
+PLUGIN = "Predicate"
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPredicate:
+    """A predicate with its CEL expressions compiled once per placement (None when there are none)."""
+
+    predicate: ClusterPredicate
+    cel: CelSelector | None
+
+
+def compile_predicates(predicates: Sequence[ClusterPredicate]) -> list[CompiledPredicate]:
+    """Compile every predicate's CEL in spec order; the first failure raises CelCompileError."""
+    return [
+        CompiledPredicate(p, compile_cel_selector(p.cel_expressions) if p.cel_expressions else None)
+        for p in predicates
+    ]
+
+
+def _cel_matches(compiled: CompiledPredicate, inventory: OcmInventory, position: int) -> bool:
+    if compiled.cel is None:
+        return True
+    cluster = inventory.clusters[position]
+    return compiled.cel.matches(
+        cluster.to_unstructured(), lambda resource: inventory.add_on_score_items(cluster.name, resource)
+    )
+
+
+def predicate_mask(
+    predicates: Sequence[CompiledPredicate], inventory: OcmInventory, candidates: np.ndarray
+) -> np.ndarray:
+    """Which `candidates` (inventory positions) match any predicate, aligned with `candidates`."""
+    matched = np.zeros(len(candidates), dtype=bool)
+    for compiled in predicates:
+        labels = inventory.labels.selector_mask(compiled.predicate.label_selector)
+        claims = inventory.claims.selector_mask(compiled.predicate.claim_label_selector)
+        # CEL runs only where the cheap parts pass and no earlier predicate matched (upstream breaks early)
+        passing = labels[candidates] & claims[candidates] & ~matched
+        if compiled.cel is not None:
+            for offset in np.flatnonzero(passing):
+                passing[offset] = _cel_matches(compiled, inventory, int(candidates[offset]))
+        matched |= passing
+    return matched
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateFilterResult:
+    """Positions left by the filter (None when Misconfigured stopped it) and the compiled predicates."""
+
+    filtered: np.ndarray | None
+    status: ScheduleStatus
+    predicates: list[CompiledPredicate]
+
+
+def filter_predicates(
+    placement: Placement, inventory: OcmInventory, candidates: np.ndarray
+) -> PredicateFilterResult:
+    """Upstream Predicate.Filter over inventory positions; order of `candidates` is kept."""
+    success = ScheduleStatus(plugin=PLUGIN)
+    # upstream returns before compiling anything, so CEL errors go unreported without candidates
+    if not placement.predicates or len(candidates) == 0:
+        return PredicateFilterResult(candidates, success, [])
+    try:
+        compiled = compile_predicates(placement.predicates)
+    except CelCompileError as exc:
+        return PredicateFilterResult(None, ScheduleStatus(MISCONFIGURED, PLUGIN, str(exc)), [])
+    return PredicateFilterResult(
+        candidates[predicate_mask(compiled, inventory, candidates)], success, compiled
+    )
+
+
+def _mismatch(selector: LabelSelector, values: Mapping[str, str], what: str, noun: str) -> str | None:
+    if selector.matches(values):
+        return None
+    keys = dict.fromkeys([k for k, _ in selector.match_labels] + [r.key for r in selector.match_expressions])
+    found = ", ".join(f"{k}={values[k]}" if k in values else f"no {noun} {k}" for k in keys)
+    return f"{what} {selector.describe()} does not match ({found})"
+
+
+def predicate_reason(predicates: Sequence[CompiledPredicate], inventory: OcmInventory, position: int) -> str:
+    """A sentence naming, per predicate, the first part that rejected the cluster at `position`."""
+    cluster = inventory.clusters[position]
+    reasons = []
+    for index, compiled in enumerate(predicates):
+        predicate = compiled.predicate
+        why = _mismatch(predicate.label_selector, cluster.labels, "labelSelector", "label")
+        why = why or _mismatch(predicate.claim_label_selector, cluster.claim_map, "claimSelector", "claim")
+        if why is None and not _cel_matches(compiled, inventory, position):
+            expressions = " && ".join(predicate.cel_expressions)
+            why = f"celSelector `{expressions}` is not true"
+        reasons.append(f"predicate[{index}] {why}")
+    return "does not match any predicate: " + "; ".join(reasons)

@@ -1,0 +1,149 @@
+"""The TaintToleration filter (spec §3): validation, per-taint decision, requeue time."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from placement.scheduler.ocm.inventory import OcmInventory
+from placement.scheduler.ocm.status import MISCONFIGURED, ScheduleStatus
+from placement.scheduler.ocm.types import (
+    EQUAL,
+    EXISTS,
+    NO_SELECT_IF_NEW,
+    PREFER_NO_SELECT,
+    ManagedCluster,
+    Placement,
+    Taint,
+    Toleration,
+)
+from placement.scheduler.timeutil import format_time
+
+PLUGIN = "TaintToleration"
+
+
+def toleration_error(tolerations: Sequence[Toleration]) -> str | None:
+    """The Misconfigured message for the first invalid toleration, or None when all are valid."""
+    for toleration in tolerations:
+        # upstream: an empty operator is "not Exists" here, although matching reads it as Equal
+        if not toleration.key and toleration.operator != EXISTS:
+            return "If the key is empty, operator must be Exists."
+        if toleration.operator == EXISTS and toleration.value:
+            return "If the operator is Exists, the value should be empty."
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class TaintVerdict:
+    """Whether one taint is tolerated; `expires` is when the tolerating toleration runs out (None: never)."""
+
+    tolerated: bool
+    expires: datetime | None = None
+    expired_at: datetime | None = None
+
+
+def _matches(taint: Taint, toleration: Toleration) -> bool:
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    if toleration.operator in ("", EQUAL):
+        return toleration.value == taint.value
+    return toleration.operator == EXISTS
+
+
+def taint_verdict(
+    taint: Taint, tolerations: Sequence[Toleration], in_decisions: bool, now: datetime
+) -> TaintVerdict:
+    """Upstream isTaintTolerated: PreferNoSelect and already-decided NoSelectIfNew pass; else the first
+    matching, unexpired toleration (in spec order) tolerates it."""
+    if taint.effect == PREFER_NO_SELECT:
+        return TaintVerdict(True)
+    if taint.effect == NO_SELECT_IF_NEW and in_decisions:
+        return TaintVerdict(True)
+    expired_at = None
+    for toleration in tolerations:
+        if not _matches(taint, toleration):
+            continue
+        if toleration.toleration_seconds is None:
+            return TaintVerdict(True)
+        expiry = taint.time_added + timedelta(seconds=toleration.toleration_seconds)
+        # upstream: tolerated only while now is strictly before the expiry
+        if now < expiry:
+            return TaintVerdict(True, expires=expiry)
+        expired_at = expiry
+    return TaintVerdict(False, expired_at=expired_at)
+
+
+def cluster_tolerated(
+    cluster: ManagedCluster, tolerations: Sequence[Toleration], in_decisions: bool, now: datetime
+) -> tuple[bool, datetime | None]:
+    """(tolerated, earliest expiry among its taints) — upstream isClusterTolerated."""
+    earliest = None
+    for taint in cluster.taints:
+        verdict = taint_verdict(taint, tolerations, in_decisions, now)
+        if not verdict.tolerated:
+            return False, None
+        if verdict.expires is not None and (earliest is None or verdict.expires < earliest):
+            earliest = verdict.expires
+    return True, earliest
+
+
+def untolerated_reason(
+    cluster: ManagedCluster, tolerations: Sequence[Toleration], in_decisions: bool, now: datetime
+) -> str | None:
+    """Why TaintToleration drops `cluster`, naming the first untolerated taint; None if it passes."""
+    for taint in cluster.taints:
+        verdict = taint_verdict(taint, tolerations, in_decisions, now)
+        if verdict.tolerated:
+            continue
+        if verdict.expired_at is not None:
+            return f"taint {taint.describe()} toleration expired at {format_time(verdict.expired_at)}"
+        if taint.effect == NO_SELECT_IF_NEW:
+            return f"taint {taint.describe()} is not tolerated (the cluster is not already decided)"
+        return f"taint {taint.describe()} is not tolerated"
+    return None
+
+
+def requeue_time(
+    decided: Sequence[ManagedCluster], tolerations: Sequence[Toleration], now: datetime
+) -> datetime | None:
+    """Earliest toleration expiry over the clusters already decided that are still tolerated (upstream
+    RequeueAfter); new candidates get theirs on the reconcile their PlacementDecision update triggers."""
+    earliest = None
+    for cluster in decided:
+        tolerated, expires = cluster_tolerated(cluster, tolerations, True, now)
+        if tolerated and expires is not None and (earliest is None or expires < earliest):
+            earliest = expires
+    return earliest
+
+
+def filter_taints(
+    placement: Placement, inventory: OcmInventory, candidates: np.ndarray, now: datetime
+) -> tuple[np.ndarray | None, ScheduleStatus]:
+    """Upstream TaintToleration.Filter over inventory positions (None when Misconfigured stopped it).
+
+    Only the tainted candidates are looked at one by one; the rest pass untouched.
+    """
+    if len(candidates) == 0:
+        return candidates, ScheduleStatus(plugin=PLUGIN)
+    if (message := toleration_error(placement.tolerations)) is not None:
+        return None, ScheduleStatus(MISCONFIGURED, PLUGIN, message)
+    keep = np.ones(inventory.size, dtype=bool)
+    decided = inventory.decided_cluster_names(*placement.key)
+    is_candidate = np.zeros(inventory.size, dtype=bool)
+    is_candidate[candidates] = True
+    for position in inventory.tainted[is_candidate[inventory.tainted]].tolist():
+        cluster = inventory.clusters[position]
+        keep[position] = cluster_tolerated(cluster, placement.tolerations, cluster.name in decided, now)[0]
+    return candidates[keep[candidates]], ScheduleStatus(plugin=PLUGIN)
+
+
+def placement_requeue_time(placement: Placement, inventory: OcmInventory, now: datetime) -> datetime | None:
+    """Upstream TaintToleration.RequeueAfter: over every existing cluster in the placement's decisions."""
+    names = inventory.decided_cluster_names(*placement.key)
+    decided = [cluster for name in sorted(names) if (cluster := inventory.cluster(name)) is not None]
+    return requeue_time(decided, placement.tolerations, now)
