@@ -243,7 +243,7 @@ def run_bind(vector: dict[str, Any]) -> None:
         pages,
         _existing_decisions(vector),
         _status(vector.get("status")) if "status" in vector else status,
-        vector.get("total_scores") or {},
+        sorted((vector.get("total_scores") or {}).items()),
         real_api_server=vector.get("real_api_server", False),
     )
     actual = [_describe(action) for action in plan.actions]

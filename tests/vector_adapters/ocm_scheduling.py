@@ -237,7 +237,7 @@ def run_scheduler(vector: dict[str, Any]) -> None:
         check(
             vector,
             "derived_total_scores",
-            outcome.total_scores(inventory.names),
+            dict(outcome.total_scores(inventory.names)),
             vector["derived_total_scores"],
         )
     if "expected_unscheduled" in vector:

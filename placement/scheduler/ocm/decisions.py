@@ -320,11 +320,11 @@ def _note(decision_name: str, verb: str, placement_name: str, namespace: str) ->
     return f"Decision {decision_name} is {verb} with placement {placement_name} in namespace {namespace}"
 
 
-def score_event_message(total_scores: Mapping[str, int]) -> str:
-    """`<name>:<total> ` per scored cluster, sorted by name, cut with `......` past 1000 bytes."""
+def score_event_message(total_scores: Sequence[tuple[str, int]]) -> str:
+    """`<name>:<total> ` per scored cluster (given in name order), cut with `......` past 1000 bytes."""
     message = ""
-    for name in sorted(total_scores):
-        item = f"{name}:{total_scores[name]} "
+    for name, total in total_scores:
+        item = f"{name}:{total} "
         # upstream compares Go byte lengths
         if len(message.encode()) + len(item.encode()) > MAX_EVENT_MESSAGE_LENGTH:
             return message + "......"
@@ -337,7 +337,7 @@ def _status_patch_events(
     placement_name: str,
     decision_name: str,
     status: ScheduleStatus,
-    total_scores: Mapping[str, int],
+    total_scores: Sequence[tuple[str, int]],
 ) -> list[dict[str, str]]:
     updated = _note(decision_name, "updated", placement_name, namespace)
     if status.code == WARNING:
@@ -365,13 +365,14 @@ def plan_bind(
     pages: Sequence[DecisionPage],
     existing: Sequence[ExistingDecision],
     status: ScheduleStatus,
-    total_scores: Mapping[str, int],
+    total_scores: Sequence[tuple[str, int]],
     *,
     real_api_server: bool = True,
 ) -> BindPlan:
     """The API calls and events of upstream `bind` (spec §7.3), in the controller's order.
 
-    `existing` are the PlacementDecisions in the placement's namespace. Per page: create it when no
+    `existing` are the PlacementDecisions in the placement's namespace; `total_scores` are
+    `(cluster, total)` of every scored cluster in name order. Per page: create it when no
     object has its name (DecisionCreate); patch its status when the cluster list differs
     (DecisionUpdate, then ScoreUpdate when `total_scores` is non-empty; labels wait for the next
     reconcile); otherwise patch its labels when they differ (no event). Then every object labelled

@@ -66,6 +66,7 @@ class SchedulingOutcome:
     predicates: list[CompiledPredicate] = field(default_factory=list)
     scores: list[PrioritizerScores] = field(default_factory=list)
     scored: np.ndarray | None = None
+    scored_totals: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     ranked: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     totals: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     selected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -104,14 +105,31 @@ class SchedulingOutcome:
             for result in self.scores
         ]
 
-    def total_scores(self, names: Sequence[str]) -> dict[str, int]:
-        """Total score of every filtered cluster (upstream PrioritizerScores(); empty after an error).
+    def total_scores(self, names: Sequence[str]) -> ScoresByName:
+        """Total score of every filtered cluster in name order (upstream PrioritizerScores(), which is
+        empty after an error). Lazy: the ScoreUpdate event reads only its first ~1000 characters."""
+        if self.scored is None:
+            return ScoresByName(names, self.ranked, self.totals)
+        positions, totals = self.scored, self.scored_totals
+        if len(positions) > 1 and not bool((positions[:-1] <= positions[1:]).all()):
+            order = np.argsort(positions, kind="stable")
+            positions, totals = positions[order], totals[order]
+        return ScoresByName(names, positions, totals)
 
-        Built in name order, so consumers that sort the names (the ScoreUpdate event) do little work.
-        """
-        order = np.argsort(self.ranked, kind="stable")
-        positions, totals = self.ranked[order].tolist(), self.totals[order].tolist()
-        return {names[p]: t for p, t in zip(positions, totals, strict=True)}
+
+@dataclass(frozen=True, slots=True)
+class ScoresByName(Sequence[tuple[str, int]]):
+    """`(cluster name, total)` pairs in name order, built one at a time on access."""
+
+    names: Sequence[str]
+    positions: np.ndarray
+    totals: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, index: int) -> tuple[str, int]:  # type: ignore[override]
+        return self.names[self.positions[index]], int(self.totals[index])
 
 
 def _misconfigured(plugin: str, message: str) -> ScheduleStatus:
@@ -140,6 +158,7 @@ def _score_and_sort(
     # by total descending, then by name: inventory positions are name ranks
     order = np.lexsort((filtered, -totals))
     outcome.scored = filtered
+    outcome.scored_totals = totals
     outcome.ranked = filtered[order]
     outcome.totals = totals[order]
     wanted = placement.number_of_clusters

@@ -20,7 +20,7 @@ def _page(*clusters: str, number: int = 1) -> DecisionPage:
 
 
 def _plan(pages: list[DecisionPage], existing: list[ExistingDecision], **kwargs: object) -> BindPlan:
-    scores = kwargs.pop("total_scores", {"cluster1": 200, "cluster2": 100})
+    scores = kwargs.pop("total_scores", [("cluster1", 200), ("cluster2", 100)])
     status = kwargs.pop("status", ScheduleStatus())
     return plan_bind("ns1", "placement1", pages, existing, status, scores, **kwargs)  # type: ignore[arg-type]
 
@@ -90,7 +90,7 @@ def test_warning_status_turns_the_update_event_into_a_warning() -> None:
 
 def test_no_score_event_without_scores() -> None:
     plan = _plan(
-        [_page("cluster1")], [ExistingDecision("placement1-decision-1", _LABELS, ())], total_scores={}
+        [_page("cluster1")], [ExistingDecision("placement1-decision-1", _LABELS, ())], total_scores=[]
     )
     assert _reasons(plan) == ["DecisionUpdate"]
 
@@ -102,7 +102,7 @@ def test_leftover_decisions_of_the_placement_are_deleted() -> None:
         ExistingDecision("unlabelled", {}, ("cluster100",)),
         ExistingDecision("placement2-decision-1", {PLACEMENT_LABEL: "placement2"}, ()),
     ]
-    plan = _plan([_page("cluster1")], existing, total_scores={})
+    plan = _plan([_page("cluster1")], existing, total_scores=[])
     assert _steps(plan) == [("patch-status", "placement1-decision-1"), ("delete", "placement1-decision-2")]
     assert plan.events[-1]["message"] == (
         "Decision placement1-decision-2 is deleted with placement placement1 in namespace ns1"
@@ -110,11 +110,11 @@ def test_leftover_decisions_of_the_placement_are_deleted() -> None:
 
 
 def test_score_message_lists_every_scored_cluster_by_name() -> None:
-    assert score_event_message({"b": -100, "a": 0}) == "a:0 b:-100 "
+    assert score_event_message([("a", 0), ("b", -100)]) == "a:0 b:-100 "
 
 
 def test_score_message_is_cut_at_1000_bytes() -> None:
-    scores = {f"cluster{i:03}": 100 for i in range(100)}  # 15 bytes each
+    scores = [(f"cluster{i:03}", 100) for i in range(100)]  # 15 bytes each
     message = score_event_message(scores)
     assert message.endswith("......")
     assert len(message) == 66 * 15 + 6
