@@ -1,0 +1,6 @@
+"""The KubeFleet ClusterResourcePlacement scheduler (spec: shared/spec/fleet-placement.md §1-§2).
+
+Public entry points: `FleetInventory` (build once per fleet snapshot), `schedule_crp` (one placement),
+`parse_fleet_object` (manifests), `property_text` / `property_quantity` (property lookup), and the
+input dataclasses in `types`.
+"""

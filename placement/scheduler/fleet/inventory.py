@@ -1,0 +1,116 @@
+"""`FleetInventory`: the member clusters of one fleet, built once, read column-wise by every cycle.
+
+Clusters are kept sorted by name, so a cluster's index is also its name rank (the PickN tie-break).
+Label columns, property columns and label-selector masks are computed on first use and cached: build
+one inventory per fleet snapshot and schedule every placement against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from placement.scheduler.fleet.eligibility import EligibilityColumns
+from placement.scheduler.fleet.properties import PropertyColumn
+from placement.scheduler.fleet.types import MemberCluster
+from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, LabelSelector
+
+
+@dataclass(frozen=True, slots=True)
+class LabelColumn:
+    """One label key across the inventory: an integer code per cluster (-1 = label absent)."""
+
+    codes: np.ndarray
+    values: dict[str, int]
+
+    def equals(self, value: str) -> np.ndarray:
+        code = self.values.get(value)
+        return self.codes == code if code is not None else np.zeros(len(self.codes), dtype=bool)
+
+    def one_of(self, values: Iterable[str]) -> np.ndarray:
+        codes = [self.values[v] for v in values if v in self.values]
+        return np.isin(self.codes, codes)
+
+    @property
+    def domain_count(self) -> int:
+        return len(self.values)
+
+
+class FleetInventory:
+    """Member clusters sorted by name, with lazily built columnar views."""
+
+    def __init__(self, clusters: Iterable[MemberCluster]) -> None:
+        by_name = {cluster.name: cluster for cluster in clusters}
+        self.clusters: tuple[MemberCluster, ...] = tuple(by_name[name] for name in sorted(by_name))
+        self.names: tuple[str, ...] = tuple(cluster.name for cluster in self.clusters)
+        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self.tainted: np.ndarray = np.array(
+            [i for i, cluster in enumerate(self.clusters) if cluster.taints], dtype=np.int64
+        )
+        self._labels: dict[str, LabelColumn] = {}
+        self._properties: dict[str, PropertyColumn] = {}
+        self._selector_masks: dict[LabelSelector, np.ndarray] = {}
+        self._eligibility: EligibilityColumns | None = None
+
+    def __len__(self) -> int:
+        return len(self.clusters)
+
+    def get(self, name: str) -> MemberCluster | None:
+        """The member cluster called `name`, or None."""
+        index = self.index.get(name)
+        return None if index is None else self.clusters[index]
+
+    def label(self, key: str) -> LabelColumn:
+        """The column of label `key`."""
+        column = self._labels.get(key)
+        if column is None:
+            values: dict[str, int] = {}
+            codes = np.fromiter(
+                (
+                    values.setdefault(c.labels[key], len(values)) if key in c.labels else -1
+                    for c in self.clusters
+                ),
+                dtype=np.int32,
+                count=len(self.clusters),
+            )
+            column = self._labels[key] = LabelColumn(codes, values)
+        return column
+
+    def property_column(self, name: str) -> PropertyColumn:
+        """The column of property `name` (resource or non-resource)."""
+        column = self._properties.get(name)
+        if column is None:
+            column = self._properties[name] = PropertyColumn.build(self.clusters, name)
+        return column
+
+    @property
+    def eligibility(self) -> EligibilityColumns:
+        """Agent status columns for the eligibility check."""
+        if self._eligibility is None:
+            self._eligibility = EligibilityColumns.build(self.clusters)
+        return self._eligibility
+
+    def selector_mask(self, selector: LabelSelector | None) -> np.ndarray:
+        """Clusters whose labels match `selector` (None and `{}` match every cluster). Read-only."""
+        if selector is None or selector.is_empty:
+            return np.ones(len(self.clusters), dtype=bool)
+        mask = self._selector_masks.get(selector)
+        if mask is None:
+            mask = np.ones(len(self.clusters), dtype=bool)
+            for key, value in selector.match_labels:
+                mask &= self.label(key).equals(value)
+            for requirement in selector.match_expressions:
+                column = self.label(requirement.key)
+                if requirement.operator == IN:
+                    mask &= column.one_of(requirement.values)
+                elif requirement.operator == EXISTS:
+                    mask &= column.codes >= 0
+                elif requirement.operator == DOES_NOT_EXIST:
+                    mask &= column.codes < 0
+                else:  # NotIn: an absent label passes
+                    mask &= ~column.one_of(requirement.values)
+            mask.flags.writeable = False
+            self._selector_masks[selector] = mask
+        return mask
