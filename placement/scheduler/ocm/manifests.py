@@ -77,8 +77,24 @@ def _typed(value: Any, kind: type[T], path: str, default: T) -> T:
     if value is None:
         return default
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        raise ManifestError(path, f"Invalid value: {value!r}: must be of type {_TYPE_NAMES[kind]}")
+        # the apiserver's structural-schema wording
+        found = _json_type(value)
+        raise ManifestError(
+            path, f'Invalid value: "{found}": {path} in body must be of type {_TYPE_NAMES[kind]}: "{found}"'
+        )
     return value
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 _TYPE_NAMES: dict[type, str] = {
@@ -133,8 +149,13 @@ def parse_managed_cluster(doc: Mapping[str, Any], warn: Warn) -> ManagedCluster:
     """A ManagedCluster: labels, claims, taints, allocatable/capacity, conditions, deletion."""
     _, name, metadata = _metadata(doc, namespaced=False, warn=warn)
     claims = tuple(
-        (_field(c, "name", str, ""), _field(c, "value", str, ""))
-        for c in _checked_items(_field(doc, "status.clusterClaims", list, []), "status.clusterClaims")
+        (
+            _typed(c.get("name"), str, f"status.clusterClaims[{i}].name", ""),
+            _typed(c.get("value"), str, f"status.clusterClaims[{i}].value", ""),
+        )
+        for i, c in enumerate(
+            _checked_items(_field(doc, "status.clusterClaims", list, []), "status.clusterClaims")
+        )
     )
     taints = tuple(
         _parse_taint(raw, f"spec.taints[{i}]") for i, raw in enumerate(_field(doc, "spec.taints", list, []))
@@ -265,10 +286,10 @@ def parse_placement(doc: Mapping[str, Any], warn: Warn) -> Placement:
     """A Placement with CRD defaults applied and v1alpha1-era prioritizer configs mapped."""
     namespace, name, metadata = _metadata(doc, namespaced=True, warn=warn)
     spec = dict(_field(doc, "spec", Mapping, {}))
-    cluster_sets = _field(spec, "clusterSets", list, [])
+    cluster_sets = _field(doc, "spec.clusterSets", list, [])
     for index, item in enumerate(cluster_sets):
         _typed(item, str, f"spec.clusterSets[{index}]", "")
-    number = _field(spec, "numberOfClusters", int, None)
+    number = _field(doc, "spec.numberOfClusters", int, None)
     if number is not None and number < 0:
         raise ManifestError(
             "spec.numberOfClusters",
@@ -284,11 +305,11 @@ def parse_placement(doc: Mapping[str, Any], warn: Warn) -> Placement:
         deletion_timestamp=_time(metadata.get("deletionTimestamp"), "metadata.deletionTimestamp"),
         cluster_sets=tuple(cluster_sets),
         number_of_clusters=number,
-        predicates=_parse_predicates(_field(spec, "predicates", list, [])),
+        predicates=_parse_predicates(_field(doc, "spec.predicates", list, [])),
         prioritizer_policy=policy,
-        tolerations=_parse_tolerations(_field(spec, "tolerations", list, [])),
+        tolerations=_parse_tolerations(_field(doc, "spec.tolerations", list, [])),
         decision_strategy=parse_decision_strategy(spec.get("decisionStrategy"), "spec.decisionStrategy"),
-        spread_policy=_field(spec, "spreadPolicy", Mapping, None),
+        spread_policy=_field(doc, "spec.spreadPolicy", Mapping, None),
         spec=spec,
     )
 
