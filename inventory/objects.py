@@ -6,19 +6,25 @@ InvalidManifest when a field has the wrong type, before anything is written.
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import models
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from inventory import availability
-from inventory.manifests import InvalidManifest, Manifest, field_time, field_value
 from inventory.models import AddOnPlacementScore, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
+from placement.scheduler.documents import Document
 
 OCM_GROUP = "cluster.open-cluster-management.io"
 FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
 # Old v1beta1 sets used this name for what v1beta2 calls ExclusiveClusterSetLabel.
 LEGACY_CLUSTER_SET_LABEL = "LegacyClusterSetLabel"
+
+
+class InvalidManifest(ValueError):
+    """A document that cannot be stored; the message names the field."""
 
 
 @dataclass(frozen=True)
@@ -28,8 +34,8 @@ class Row:
     values: dict[str, Any]
 
 
-def _common(manifest: Manifest) -> dict[str, Any]:
-    metadata = manifest.obj["metadata"]
+def _common(manifest: Document) -> dict[str, Any]:
+    metadata = manifest.body["metadata"]
     return {
         "uid": metadata.get("uid") or "",
         "resource_version": metadata.get("resourceVersion") or "",
@@ -37,8 +43,8 @@ def _common(manifest: Manifest) -> dict[str, Any]:
     }
 
 
-def managed_cluster_row(manifest: Manifest) -> Row:
-    obj = manifest.obj
+def managed_cluster_row(manifest: Document) -> Row:
+    obj = manifest.body
     conditions = field_value(obj, "status.conditions", list, [])
     return Row(
         ManagedCluster,
@@ -60,8 +66,8 @@ def managed_cluster_row(manifest: Manifest) -> Row:
     )
 
 
-def member_cluster_row(manifest: Manifest) -> Row:
-    obj = manifest.obj
+def member_cluster_row(manifest: Document) -> Row:
+    obj = manifest.body
     agent_status = field_value(obj, "status.agentStatus", list, [])
     return Row(
         ManagedCluster,
@@ -86,8 +92,8 @@ def member_cluster_row(manifest: Manifest) -> Row:
     )
 
 
-def managed_cluster_set_row(manifest: Manifest) -> Row:
-    obj = manifest.obj
+def managed_cluster_set_row(manifest: Document) -> Row:
+    obj = manifest.body
     selector_type = field_value(obj, "spec.clusterSelector.selectorType", str, "") or (
         ManagedClusterSet.SelectorType.EXCLUSIVE_CLUSTER_SET_LABEL
     )
@@ -103,16 +109,16 @@ def managed_cluster_set_row(manifest: Manifest) -> Row:
     )
 
 
-def managed_cluster_set_binding_row(manifest: Manifest) -> Row:
+def managed_cluster_set_binding_row(manifest: Document) -> Row:
     return Row(
         ManagedClusterSetBinding,
         {"namespace": manifest.namespace, "name": manifest.name},
-        _common(manifest) | {"cluster_set": field_value(manifest.obj, "spec.clusterSet", str, "")},
+        _common(manifest) | {"cluster_set": field_value(manifest.body, "spec.clusterSet", str, "")},
     )
 
 
-def addon_placement_score_row(manifest: Manifest) -> Row:
-    obj = manifest.obj
+def addon_placement_score_row(manifest: Document) -> Row:
+    obj = manifest.body
     return Row(
         AddOnPlacementScore,
         {"namespace": manifest.namespace, "name": manifest.name},
@@ -129,3 +135,32 @@ def _mappings(items: list[Any], path: str) -> list[Mapping[str, Any]]:
         if not isinstance(item, Mapping):
             raise InvalidManifest(f"{path}[{number}]: expected a mapping, got {type(item).__name__}")
     return items
+
+
+def field_value(obj: Mapping[str, Any], path: str, expected: type, default: Any) -> Any:
+    """obj at a dotted path, `default` when absent or null; InvalidManifest when of another type."""
+    value: Any = obj
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+        if value is None:
+            return default
+    if not isinstance(value, expected):
+        raise InvalidManifest(f"{path}: expected a {_type_word(expected)}, got {type(value).__name__}")
+    return value
+
+
+def field_time(obj: Mapping[str, Any], path: str) -> datetime | None:
+    raw = field_value(obj, path, str, None)
+    if raw is None:
+        return None
+    try:
+        parsed = parse_datetime(raw)
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise InvalidManifest(f"{path}: {raw!r} is not an RFC 3339 time")
+    return parsed
+
+
+def _type_word(expected: type) -> str:
+    return {dict: "mapping", list: "list", str: "string"}.get(expected, expected.__name__)

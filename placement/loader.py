@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from inventory.manifests import InvalidManifest, Manifest
 from inventory.models import Hub
 from inventory.objects import (
     FLEET_CLUSTER_GROUP,
     OCM_GROUP,
+    InvalidManifest,
     Row,
     addon_placement_score_row,
     managed_cluster_row,
@@ -31,11 +31,12 @@ from placement.objects import (
     placement_decision_row,
     placement_row,
 )
+from placement.scheduler.documents import Document
 
 
 @dataclass(frozen=True)
 class KindHandler:
-    to_row: Callable[[Manifest], Row]
+    to_row: Callable[[Document], Row]
     namespaced: bool = False
 
 
@@ -55,7 +56,6 @@ KINDS: dict[tuple[str, str], KindHandler] = {
 @dataclass
 class Plan:
     rows: list[Row] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
@@ -66,16 +66,12 @@ class LoadReport:
     updated: Counter[str] = field(default_factory=Counter)
 
 
-def plan(manifests: Iterable[Manifest]) -> Plan:
-    """Map every manifest to a row without touching the database; collect warnings and errors."""
+def plan(manifests: Iterable[Document]) -> Plan:
+    """Map every manifest (of a scheduler kind, already validated by its parser) to a row, collecting
+    errors, without touching the database."""
     result = Plan()
     for manifest in manifests:
-        handler = KINDS.get((manifest.group, manifest.kind))
-        if handler is None:
-            result.warnings.append(
-                f"{manifest.where}: unknown kind {manifest.obj['apiVersion']} {manifest.kind}, ignored"
-            )
-            continue
+        handler = KINDS[(manifest.group, manifest.kind)]
         if handler.namespaced and not manifest.namespace:
             result.errors.append(
                 f"{manifest.where}: missing metadata.namespace ({manifest.kind} is namespaced)"

@@ -1,14 +1,14 @@
 """Placement-side hub objects (Kubernetes dicts) to rows; see inventory.objects for the contract."""
 
-from inventory.manifests import Manifest, field_value
-from inventory.objects import Row
+from inventory.objects import Row, field_value
 from placement.models import ClusterResourceBinding, Placement, PlacementDecision
+from placement.scheduler.documents import Document
 
 FLEET_PLACEMENT_GROUP = "placement.kubernetes-fleet.io"
 
 
-def _metadata_values(manifest: Manifest) -> dict[str, object]:
-    obj = manifest.obj
+def _metadata_values(manifest: Document) -> dict[str, object]:
+    obj = manifest.body
     return {
         "uid": obj["metadata"].get("uid") or "",
         "resource_version": obj["metadata"].get("resourceVersion") or "",
@@ -19,7 +19,7 @@ def _metadata_values(manifest: Manifest) -> dict[str, object]:
     }
 
 
-def placement_row(manifest: Manifest) -> Row:
+def placement_row(manifest: Document) -> Row:
     return Row(
         Placement,
         {"kind": Placement.Kind.PLACEMENT, "namespace": manifest.namespace, "name": manifest.name},
@@ -27,7 +27,7 @@ def placement_row(manifest: Manifest) -> Row:
     )
 
 
-def cluster_resource_placement_row(manifest: Manifest) -> Row:
+def cluster_resource_placement_row(manifest: Document) -> Row:
     return Row(
         Placement,
         {"kind": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "namespace": "", "name": manifest.name},
@@ -35,8 +35,8 @@ def cluster_resource_placement_row(manifest: Manifest) -> Row:
     )
 
 
-def placement_decision_row(manifest: Manifest) -> Row:
-    obj = manifest.obj
+def placement_decision_row(manifest: Document) -> Row:
+    obj = manifest.body
     return Row(
         PlacementDecision,
         {"namespace": manifest.namespace, "name": manifest.name},
@@ -47,8 +47,8 @@ def placement_decision_row(manifest: Manifest) -> Row:
     )
 
 
-def cluster_resource_binding_row(manifest: Manifest) -> Row:
-    obj = manifest.obj
+def cluster_resource_binding_row(manifest: Document) -> Row:
+    obj = manifest.body
     return Row(
         ClusterResourceBinding,
         {"name": manifest.name},

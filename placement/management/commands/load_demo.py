@@ -1,13 +1,15 @@
 """`python manage.py load_demo [PATH ...]`: load the demo fleet manifests as hub "demo"."""
 
+import sys
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from inventory.manifests import read_manifests
 from placement import loader
+from placement.manifests import load_manifests
+from placement.scheduler.offline import parse_documents
 
 DEMO_HUB = "demo"
 # Placeholder until the demo hub (a local Kubernetes API) replaces the shipped manifests.
@@ -21,11 +23,11 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="YAML/JSON file or folder")
 
     def handle(self, *args: Any, paths: list[Path], **options: Any) -> None:
-        read = read_manifests(paths or [Path(settings.BASE_DIR) / "demo"])
-        planned = loader.plan(read.manifests)
-        for warning in planned.warnings:
-            self.stderr.write(warning, self.style.WARNING)
-        errors = read.errors + planned.errors
+        read = load_manifests([str(p) for p in paths or [Path(settings.BASE_DIR) / "demo"]], sys.stdin)
+        # the same reading and validation as the offline `schedule` command
+        parsed = parse_documents(read.documents, self._warn)
+        planned = loader.plan(item.document for item in parsed.objects)
+        errors = [str(p) for p in read.ordered([*read.problems, *parsed.problems])] + planned.errors
         if errors:
             for error in errors:
                 self.stderr.write(error)
@@ -36,3 +38,6 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(f"Loaded {len(planned.rows)} objects into hub {report.hub.name!r}.")
         )
+
+    def _warn(self, message: str) -> None:
+        self.stderr.write(message, self.style.WARNING)
