@@ -58,17 +58,29 @@ def env_list(
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+SECRET_KEY_REQUIRED = (
+    "SECRET_KEY is required when DEBUG is off. Set SECRET_KEY to a long random string "
+    "(for example: python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
+    "or set DEBUG=1 for local development."
+)
+
+
 def secret_key(configured: str | None, *, debug: bool, testing: bool) -> str:
-    """SECRET_KEY from the environment; a fixed dev key is allowed only with DEBUG on or under pytest."""
+    """SECRET_KEY from the environment; a fixed dev key only with DEBUG on or under pytest.
+
+    Missing in production gives "": offline commands that sign nothing (`schedule` in a CI job) still
+    run, while the web entry points (`require_secret_key`) and the system checks (runserver, migrate,
+    check) refuse to start, and Django itself refuses any use of an empty key.
+    """
     if configured:
         return configured
-    if debug or testing:
-        return DEV_SECRET_KEY
-    raise ImproperlyConfigured(
-        "SECRET_KEY is required when DEBUG is off. Set SECRET_KEY to a long random string "
-        "(for example: python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
-        "or set DEBUG=1 for local development."
-    )
+    return DEV_SECRET_KEY if debug or testing else ""
+
+
+def require_secret_key(configured: bool) -> None:
+    """Fail fast where a key is indispensable (serving requests)."""
+    if not configured:
+        raise ImproperlyConfigured(SECRET_KEY_REQUIRED)
 
 
 def database_config(url: str | None, sqlite_path: Path) -> dict[str, Any]:

@@ -17,6 +17,8 @@ TESTING = "PYTEST_VERSION" in os.environ
 
 DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = secret_key(env_str("SECRET_KEY"), debug=DEBUG, testing=TESTING)
+# Read by the system check and the web entry points: Django raises on any read of an empty SECRET_KEY.
+SECRET_KEY_CONFIGURED = bool(SECRET_KEY)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 

@@ -89,16 +89,36 @@ def test_env_str_and_int() -> None:
 
 
 def test_secret_key_required_without_debug() -> None:
+    assert env.secret_key(None, debug=False, testing=False) == ""
     with pytest.raises(ImproperlyConfigured, match="SECRET_KEY is required when DEBUG is off"):
-        env.secret_key(None, debug=False, testing=False)
+        env.require_secret_key(False)
     assert env.secret_key(None, debug=True, testing=False) == env.DEV_SECRET_KEY
     assert env.secret_key("s3cret", debug=False, testing=False) == "s3cret"
 
 
-def test_settings_refuse_to_load_without_secret_key_when_debug_is_off() -> None:
-    result = load_settings(DEBUG="0")
+def _manage(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES} | variables
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=BASE_DIR, env=environ, capture_output=True, text=True,
+        timeout=120,
+    )
+
+
+def test_serving_refuses_to_start_without_secret_key_when_debug_is_off(tmp_path: Path) -> None:
+    result = _manage("check", DEBUG="0", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     assert result.returncode != 0
-    assert "ImproperlyConfigured: SECRET_KEY is required when DEBUG is off" in result.stderr
+    assert "fleetui.E001" in result.stderr and "SECRET_KEY is required when DEBUG is off" in result.stderr
+    wsgi = subprocess.run(
+        [sys.executable, "-c", "import fleetui.wsgi"], cwd=BASE_DIR, capture_output=True, text=True,
+        env={k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}, timeout=60,
+    )
+    assert "ImproperlyConfigured: SECRET_KEY is required when DEBUG is off" in wsgi.stderr
+
+
+def test_offline_schedule_runs_without_secret_key() -> None:
+    result = _manage("schedule", "-f", "demo/", "--now", "2026-11-20T12:00:00Z", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["placements"]
 
 
 def test_settings_use_the_dev_key_only_with_debug() -> None:
