@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from placement.scheduler.errors import ManifestError
+
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "In", "NotIn", "Exists", "DoesNotExist"
 OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
 
@@ -43,6 +45,18 @@ def qualified_name_error(key: str) -> str | None:
         return (
             "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
             "end with an alphanumeric character (at most 63 characters)"
+        )
+    return None
+
+
+def dns_subdomain_error(value: str) -> str | None:
+    """Why `value` is not a lowercase RFC 1123 subdomain (apimachinery IsDNS1123Subdomain), or None."""
+    if len(value) > 253:
+        return "must be no more than 253 characters"
+    if not _DNS_SUBDOMAIN.match(value):
+        return (
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+            "and must start and end with an alphanumeric character"
         )
     return None
 
@@ -174,3 +188,16 @@ def parse_label_selector(raw: Any, field_path: str = "labelSelector") -> LabelSe
             raise SelectorError(f"{field_path}.matchLabels.{key}", f"invalid value {value!r}: {why}")
     expressions = parse_requirements(raw.get("matchExpressions"), f"{field_path}.matchExpressions")
     return LabelSelector(tuple(sorted(match_labels.items())), expressions)
+
+
+def parse_optional_label_selector(raw: Any, field_path: str) -> LabelSelector | None:
+    """Parse a manifest's selector field, raising ManifestError; a missing (None) selector stays None.
+
+    Callers decide what None means (Fleet affinity terms: no label check; staged-update stages: no cluster).
+    """
+    if raw is None:
+        return None
+    try:
+        return parse_label_selector(raw, field_path)
+    except SelectorError as exc:
+        raise ManifestError(exc.field, exc.message) from exc

@@ -11,18 +11,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from placement.scheduler.errors import ManifestError
+from placement.scheduler.fleet.manifests import parse_placement_policy, parse_rollout_strategy
+from placement.scheduler.fleet.types import BindingCondition, ClusterResourceBinding, PlacementPolicy
 from placement.scheduler.intstr import IntOrStringError
 from placement.scheduler.rollout.rolling import (
     APPLIED,
     AVAILABLE,
     FALSE,
     TRUE,
-    BindingCondition,
     BindingUpdate,
-    ClusterResourceBinding,
-    PlacementPolicy,
     RolloutRound,
-    parse_rollout_strategy,
     plan_rolling_update_round,
 )
 from placement.scheduler.rollout.staged import (
@@ -38,7 +36,17 @@ from tests.vector_adapters.common import check
 NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=UTC)
 GENERATION = 1
 DEFAULT_RUN_NAME = "example-run"
+PLACEMENT_NAME = "example-crp"
 IGNORED_EXPECTED_KEYS = frozenset({"note"})
+
+
+def _no_warning(message: str) -> None:
+    raise AssertionError(f"unexpected manifest warning: {message}")
+
+
+def _policy(raw: dict[str, Any] | None, field_path: str) -> PlacementPolicy:
+    """The vector's placement policy, defaulted and validated like the CRP's `spec.policy`."""
+    return parse_placement_policy(raw, _no_warning, field_path)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -78,13 +86,14 @@ def _readiness_conditions(raw: dict[str, Any]) -> tuple[BindingCondition, ...]:
 def _binding(raw: dict[str, Any]) -> ClusterResourceBinding:
     return ClusterResourceBinding(
         name=f"binding-{raw['index']}",
+        placement_name=PLACEMENT_NAME,
         target_cluster=raw["targetCluster"],
         state=raw["state"],
         resource_snapshot_name=raw.get("resourceSnapshotName") or "",
         deleting=bool(raw.get("deleting")),
         generation=GENERATION,
         conditions=_readiness_conditions(raw),
-        previous_state=raw.get("previousState") or "",
+        previous_state=raw.get("previousState") or None,
     )
 
 
@@ -105,12 +114,14 @@ _UNORDERED_ROUND_FIELDS = frozenset({"staleUnselectedIndices", "upToDateBoundInd
 def run_rollout_pick_bindings(vector: dict[str, Any]) -> None:
     """One rollout-controller round over the vector's bindings; asserts every expected field."""
     given = vector["input"]
-    strategy = parse_rollout_strategy({"type": "RollingUpdate", "rollingUpdate": given.get("rollingUpdate")})
+    strategy = parse_rollout_strategy(
+        {"type": "RollingUpdate", "rollingUpdate": given.get("rollingUpdate")}, "input"
+    )
     assert strategy.rolling_update is not None
     bindings = [_binding(raw) for raw in given["bindings"]]
     index_of = {b.name: raw["index"] for b, raw in zip(bindings, given["bindings"], strict=True)}
     plan = plan_rolling_update_round(
-        PlacementPolicy.from_spec(given.get("policy")),
+        _policy(given.get("policy"), "input.policy"),
         strategy.rolling_update,
         bindings,
         given.get("latestResourceSnapshotName") or "",
@@ -189,7 +200,7 @@ def run_staged_stage_assignment(vector: dict[str, Any]) -> None:
     try:
         plan = initialize_update_run(
             given.get("updateRunName") or DEFAULT_RUN_NAME,
-            PlacementPolicy.from_spec(given.get("placementPolicy")),
+            _policy(given.get("placementPolicy"), "input.placementPolicy"),
             clusters,
             bindings,
             parse_staged_update_strategy(_strategy_manifest(given["stages"])),

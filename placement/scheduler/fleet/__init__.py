@@ -1,6 +1,7 @@
 """The KubeFleet ClusterResourcePlacement scheduler (spec: shared/spec/fleet-placement.md §1-§2).
 
 Public entry points: `FleetInventory` (build once per fleet snapshot), `schedule_crp` (one placement),
-`parse_fleet_object` (manifests), `property_text` / `property_quantity` (property lookup), and the
-input dataclasses in `types`.
+`parse_fleet_object` (manifests; `parse_placement_policy` / `parse_rollout_strategy` for one field),
+`property_text` / `property_quantity` (property lookup), and the input dataclasses in `types`, which
+the rollout planners (`rollout.rolling`, `rollout.staged`) share.
 """

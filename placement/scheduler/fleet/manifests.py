@@ -3,7 +3,9 @@
 `parse_fleet_object` accepts MemberCluster (`cluster.kubernetes-fleet.io` v1beta1/v1) and
 ClusterResourcePlacement / ClusterResourceBinding (`placement.kubernetes-fleet.io` v1beta1/v1). What the
 CRD schema or the validating webhook rejects raises `ManifestError(field, message)` with the JSON path;
-`SetPlacementDefaults` is applied to what is accepted.
+`SetPlacementDefaults` is applied to what is accepted. `parse_placement_policy` and
+`parse_rollout_strategy` read one `spec.policy` / `spec.strategy` on their own (the rollout planners
+use them).
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from placement.scheduler.fleet.types import (
     BINDING_STATES,
     CRP_TRACKING_LABEL,
     DEFAULT_APPLY_STRATEGY,
+    DEFAULT_MAX_SURGE,
+    DEFAULT_MAX_UNAVAILABLE,
     DEFAULT_REVISION_HISTORY_LIMIT,
+    DEFAULT_UNAVAILABLE_PERIOD_SECONDS,
     DESCENDING,
     DO_NOT_SCHEDULE,
     EXTERNAL,
@@ -37,6 +42,7 @@ from placement.scheduler.fleet.types import (
     TOLERATION_EXISTS,
     AgentCondition,
     AgentStatus,
+    BindingCondition,
     ClusterAffinity,
     ClusterDecision,
     ClusterResourceBinding,
@@ -44,6 +50,7 @@ from placement.scheduler.fleet.types import (
     ClusterScore,
     ClusterSelectorTerm,
     MemberCluster,
+    OverrideSnapshots,
     PlacementPolicy,
     PreferredClusterSelector,
     PropertySelectorRequirement,
@@ -57,10 +64,9 @@ from placement.scheduler.fleet.types import (
 )
 from placement.scheduler.intstr import IntOrStringError, scaled_value
 from placement.scheduler.labels import (
-    LabelSelector,
-    SelectorError,
+    dns_subdomain_error,
     label_value_error,
-    parse_label_selector,
+    parse_optional_label_selector,
     qualified_name_error,
 )
 from placement.scheduler.quantity import QuantityError, parse_quantity
@@ -78,7 +84,7 @@ MAX_TOLERATIONS = 100
 MAX_SELECTOR_TERMS = 10
 MAX_RESOURCE_SELECTORS = 100
 _INT_OR_PERCENT_PATTERN = "^((100|[0-9]{1,2})%|[0-9]+)$"
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_INT_OR_PERCENT = re.compile(_INT_OR_PERCENT_PATTERN)
 
 # --- small typed readers ---------------------------------------------------------------------------
 
@@ -113,7 +119,9 @@ def _string(raw: Any, path: str, *, required: bool = False, default: str = "") -
     return raw
 
 
-def _integer(raw: Any, path: str) -> int:
+def _integer(raw: Any, path: str, default: int | None = None) -> int:
+    if raw is None and default is not None:
+        return default
     if isinstance(raw, bool) or not isinstance(raw, int):
         raise ManifestError(path, f"Invalid value: {raw!r}: must be an integer")
     return raw
@@ -152,15 +160,6 @@ def _time(raw: Any, path: str) -> Any:
         raise ManifestError(path, str(exc)) from exc
 
 
-def _selector(raw: Any, path: str) -> LabelSelector | None:
-    if raw is None:
-        return None
-    try:
-        return parse_label_selector(raw, path)
-    except SelectorError as exc:
-        raise ManifestError(exc.field, exc.message) from exc
-
-
 def _check_api_version(doc: Mapping[str, Any], group: str) -> None:
     api_version = _string(doc.get("apiVersion"), "apiVersion", required=True)
     found_group, _, version = api_version.rpartition("/")
@@ -188,23 +187,28 @@ def _taint(raw: Any, path: str) -> Taint:
     return Taint(key, value, effect)
 
 
+def _conditions(raw: Any, path: str) -> list[tuple[Mapping[str, Any], str, dict[str, Any]]]:
+    """Each `conditions[]` entry with its path and the fields every condition kind has."""
+    result = []
+    for index, item in enumerate(_list(raw, path)):
+        where = f"{path}[{index}]"
+        condition = _mapping(item, where)
+        common = {
+            "type": _string(condition.get("type"), f"{where}.type", required=True),
+            "status": _string(condition.get("status"), f"{where}.status", required=True),
+            "last_transition_time": _time(condition.get("lastTransitionTime"), f"{where}.lastTransitionTime"),
+            "reason": _string(condition.get("reason"), f"{where}.reason"),
+        }
+        result.append((condition, where, common))
+    return result
+
+
 def _agent_status(raw: Any, path: str) -> AgentStatus:
     entry = _mapping(raw, path)
-    conditions = []
-    for index, item in enumerate(_list(entry.get("conditions"), f"{path}.conditions")):
-        where = f"{path}.conditions[{index}]"
-        condition = _mapping(item, where)
-        conditions.append(
-            AgentCondition(
-                type=_string(condition.get("type"), f"{where}.type", required=True),
-                status=_string(condition.get("status"), f"{where}.status", required=True),
-                last_transition_time=_time(
-                    condition.get("lastTransitionTime"), f"{where}.lastTransitionTime"
-                ),
-                reason=_string(condition.get("reason"), f"{where}.reason"),
-                message=_string(condition.get("message"), f"{where}.message"),
-            )
-        )
+    conditions = [
+        AgentCondition(**common, message=_string(condition.get("message"), f"{where}.message"))
+        for condition, where, common in _conditions(entry.get("conditions"), f"{path}.conditions")
+    ]
     return AgentStatus(
         type=_string(entry.get("type"), f"{path}.type", required=True),
         conditions=tuple(conditions),
@@ -270,7 +274,7 @@ def property_name_error(name: str) -> str | None:
             )
         return None
     segments = name.split("/")
-    if len(segments) > 1 and not _DNS_SUBDOMAIN.match(segments[0]) and qualified_name_error(segments[0]):
+    if len(segments) > 1 and dns_subdomain_error(segments[0]) and qualified_name_error(segments[0]):
         return f"property name first segment {segments[0]} is not valid"
     for segment in segments[1:] if len(segments) > 1 else segments:
         if (why := qualified_name_error(segment)) is not None:
@@ -369,7 +373,7 @@ def _sorter(entry: Mapping[str, Any], path: str, warn: Warn) -> PropertySorter |
 def _term(raw: Any, path: str, warn: Warn) -> tuple[ClusterSelectorTerm, Mapping[str, Any]]:
     entry = _mapping(raw, path)
     term = ClusterSelectorTerm(
-        label_selector=_selector(entry.get("labelSelector"), f"{path}.labelSelector"),
+        label_selector=parse_optional_label_selector(entry.get("labelSelector"), f"{path}.labelSelector"),
         property_selector=_property_selector(entry.get("propertySelector"), f"{path}.propertySelector"),
         property_sorter=_sorter(entry, path, warn),
     )
@@ -472,7 +476,7 @@ def _topology_constraint(raw: Any, path: str) -> TopologySpreadConstraint:
     key = _string(entry.get("topologyKey"), f"{path}.topologyKey", required=True)
     if (why := qualified_name_error(key)) is not None:
         raise ManifestError(f"{path}.topologyKey", f"Invalid value: {key!r}: {why}")
-    max_skew = 1 if entry.get("maxSkew") is None else _integer(entry["maxSkew"], f"{path}.maxSkew")
+    max_skew = _integer(entry.get("maxSkew"), f"{path}.maxSkew", default=1)
     if max_skew < 1:
         raise ManifestError(
             f"{path}.maxSkew", f"Invalid value: {max_skew}: should be greater than or equal to 1"
@@ -490,7 +494,7 @@ def _cluster_names(raw: Any, path: str) -> tuple[str, ...]:
     names: list[str] = []
     for index, item in enumerate(_list(raw, path, max_items=MAX_CLUSTER_NAMES)):
         name = _string(item, f"{path}[{index}]")
-        if not _DNS_SUBDOMAIN.match(name) or len(name) > MAX_NAME_LENGTH:
+        if dns_subdomain_error(name) is not None or len(name) > MAX_NAME_LENGTH:
             raise ManifestError(
                 f"{path}[{index}]", f"PickFixed cluster name {name} is not a valid member name"
             )
@@ -500,64 +504,68 @@ def _cluster_names(raw: Any, path: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _policy(raw: Any, warn: Warn) -> PlacementPolicy:
+def parse_placement_policy(raw: Any, warn: Warn, field_path: str = "spec.policy") -> PlacementPolicy:
+    """Default and validate a placement's `spec.policy` as SetPlacementDefaults, the CRD and the webhook do.
+
+    A missing policy is PickAll. `field_path` is where `raw` sits in its document; raises ManifestError.
+    """
     if raw is None:
         return PlacementPolicy()
-    policy = _mapping(raw, "spec.policy")
+    policy = _mapping(raw, field_path)
     placement_type = _enum(
-        policy.get("placementType"), "spec.policy.placementType", PLACEMENT_TYPES, PICK_ALL
+        policy.get("placementType"), f"{field_path}.placementType", PLACEMENT_TYPES, PICK_ALL
     )
-    names = _cluster_names(policy.get("clusterNames"), "spec.policy.clusterNames")
+    names_path = f"{field_path}.clusterNames"
+    names = _cluster_names(policy.get("clusterNames"), names_path)
     if placement_type == PICK_FIXED and not names:
-        raise ManifestError(
-            "spec.policy.clusterNames", f"cluster names cannot be empty for policy type {PICK_FIXED}"
-        )
+        raise ManifestError(names_path, f"cluster names cannot be empty for policy type {PICK_FIXED}")
     if placement_type != PICK_FIXED and names:
         raise ManifestError(
-            "spec.policy.clusterNames",
+            names_path,
             f"cluster names needs to be empty for policy type {placement_type}, "
             "only valid for PickFixed policy type",
         )
+    number_path = f"{field_path}.numberOfClusters"
     number = policy.get("numberOfClusters")
     if placement_type == PICK_N:
         if number is None:
-            raise ManifestError(
-                "spec.policy.numberOfClusters", f"number of cluster cannot be nil for policy type {PICK_N}"
-            )
-        number = _integer(number, "spec.policy.numberOfClusters")
+            raise ManifestError(number_path, f"number of cluster cannot be nil for policy type {PICK_N}")
+        number = _integer(number, number_path)
         if number < 0:
             raise ManifestError(
-                "spec.policy.numberOfClusters",
-                f"number of clusters cannot be {number} for policy type {PICK_N}",
+                number_path, f"number of clusters cannot be {number} for policy type {PICK_N}"
             )
     elif number is not None:
         raise ManifestError(
-            "spec.policy.numberOfClusters",
+            number_path,
             f"number of clusters must be nil for policy type {placement_type}, "
             "only valid for PickN placement policy type",
         )
-    affinity_raw = _mapping(policy.get("affinity"), "spec.policy.affinity")
+    affinity_path = f"{field_path}.affinity"
+    affinity_raw = _mapping(policy.get("affinity"), affinity_path)
     if placement_type == PICK_FIXED and policy.get("affinity") is not None:
         raise ManifestError(
-            "spec.policy.affinity",
+            affinity_path,
             f"affinity must be nil for policy type {PICK_FIXED}, "
             "only valid for PickAll/PickN placement policy types",
         )
     affinity = None
     if affinity_raw.get("clusterAffinity") is not None:
         affinity = _cluster_affinity(
-            affinity_raw["clusterAffinity"], "spec.policy.affinity.clusterAffinity", placement_type, warn
+            affinity_raw["clusterAffinity"], f"{affinity_path}.clusterAffinity", placement_type, warn
         )
-    constraints_raw = _list(policy.get("topologySpreadConstraints"), "spec.policy.topologySpreadConstraints")
+    constraints_path = f"{field_path}.topologySpreadConstraints"
+    constraints_raw = _list(policy.get("topologySpreadConstraints"), constraints_path)
     if constraints_raw and placement_type != PICK_N:
         raise ManifestError(
-            "spec.policy.topologySpreadConstraints",
+            constraints_path,
             f"topology spread constraints needs to be empty for policy type {placement_type}, "
             "only valid for PickN policy type",
         )
+    tolerations_path = f"{field_path}.tolerations"
     if placement_type == PICK_FIXED and policy.get("tolerations") is not None:
         raise ManifestError(
-            "spec.policy.tolerations",
+            tolerations_path,
             f"tolerations needs to be empty for policy type {PICK_FIXED}, only valid for PickAll/PickN",
         )
     return PlacementPolicy(
@@ -566,68 +574,78 @@ def _policy(raw: Any, warn: Warn) -> PlacementPolicy:
         number_of_clusters=number,
         affinity=affinity,
         topology_spread_constraints=tuple(
-            _topology_constraint(c, f"spec.policy.topologySpreadConstraints[{i}]")
-            for i, c in enumerate(constraints_raw)
+            _topology_constraint(c, f"{constraints_path}[{i}]") for i, c in enumerate(constraints_raw)
         ),
-        tolerations=_tolerations(policy.get("tolerations"), "spec.policy.tolerations"),
+        tolerations=_tolerations(policy.get("tolerations"), tolerations_path),
     )
 
 
 def _int_or_percent(raw: Any, path: str, default: str) -> int | str:
+    """`maxUnavailable` / `maxSurge`: the CRD pattern on strings, then the webhook's scaling check."""
     if raw is None:
         return default
-    if isinstance(raw, str):
-        if not re.match(_INT_OR_PERCENT_PATTERN, raw):
-            raise ManifestError(
-                path, f"Invalid value: \"{raw}\": {path} in body should match '{_INT_OR_PERCENT_PATTERN}'"
-            )
-        try:
-            scaled_value(raw if raw.endswith("%") else int(raw), 10, round_up=True)
-        except IntOrStringError as exc:
-            raise ManifestError(path, str(exc)) from exc
-        return raw if raw.endswith("%") else int(raw)
-    value = _integer(raw, path)
-    if value < 0:
-        raise ManifestError(path, f"Invalid value: {value}: must be greater than or equal to 0")
-    return value
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        raise ManifestError(path, f"Invalid value: {raw!r}: must be an integer or a percentage string")
+    if isinstance(raw, str) and not _INT_OR_PERCENT.fullmatch(raw):
+        raise ManifestError(
+            path, f"Invalid value: \"{raw}\": {path} in body should match '{_INT_OR_PERCENT_PATTERN}'"
+        )
+    name = path.rpartition(".")[2]
+    # upstream webhook: scale against 10 just to surface a parse error or a negative value
+    try:
+        scaled = scaled_value(raw, 10, round_up=True)
+    except IntOrStringError as exc:
+        # a bare digit string ("5") passes the CRD pattern but is not a percentage
+        raise ManifestError(path, f"{name} `{raw}` is invalid: {exc}") from exc
+    if scaled < 0:
+        raise ManifestError(path, f"{name} must be greater than or equal to 0, got `{raw}`")
+    return raw
 
 
-def _strategy(raw: Any) -> RolloutStrategy:
-    strategy = _mapping(raw, "spec.strategy")
+def _rolling_update(raw: Any, path: str) -> RollingUpdateConfig:
+    rolling = _mapping(raw, path)
+    period_path = f"{path}.unavailablePeriodSeconds"
+    period = _integer(
+        rolling.get("unavailablePeriodSeconds"), period_path, DEFAULT_UNAVAILABLE_PERIOD_SECONDS
+    )
+    if period < 0:
+        raise ManifestError(
+            period_path, f"unavailablePeriodSeconds must be greater than or equal to 0, got {period}"
+        )
+    return RollingUpdateConfig(
+        max_unavailable=_int_or_percent(
+            rolling.get("maxUnavailable"), f"{path}.maxUnavailable", DEFAULT_MAX_UNAVAILABLE
+        ),
+        max_surge=_int_or_percent(rolling.get("maxSurge"), f"{path}.maxSurge", DEFAULT_MAX_SURGE),
+        unavailable_period_seconds=period,
+    )
+
+
+def parse_rollout_strategy(raw: Any, field_path: str = "spec.strategy") -> RolloutStrategy:
+    """Default and validate a placement's `spec.strategy` (SetPlacementDefaults, CRD schema, webhook).
+
+    A missing or empty type is RollingUpdate with 25% / 25% / 60 s; External takes no `rollingUpdate`.
+    `field_path` is where `raw` sits in its document; raises ManifestError with upstream's wording.
+    """
+    strategy = _mapping(raw, field_path)
+    raw_type = strategy.get("type")
+    # SetPlacementDefaults (mutating webhook) fills an empty type before the CRD enum is checked
     strategy_type = _enum(
-        strategy.get("type"), "spec.strategy.type", (ROLLING_UPDATE, EXTERNAL), ROLLING_UPDATE
+        None if raw_type == "" else raw_type, f"{field_path}.type", (ROLLING_UPDATE, EXTERNAL), ROLLING_UPDATE
     )
     apply_strategy = dict(DEFAULT_APPLY_STRATEGY)
-    apply_strategy.update(_mapping(strategy.get("applyStrategy"), "spec.strategy.applyStrategy"))
+    apply_strategy.update(_mapping(strategy.get("applyStrategy"), f"{field_path}.applyStrategy"))
+    rolling_path = f"{field_path}.rollingUpdate"
     if strategy_type == EXTERNAL:
         if strategy.get("rollingUpdate") is not None:
+            # upstream webhook text, typos included
             raise ManifestError(
-                "spec.strategy.rollingUpdate",
-                "rollingUpdateConifg is not valid for ExternalRollout strategy type",
+                rolling_path, "rollingUpdateConifg is not valid for ExternalRollout strategy type"
             )
         return RolloutStrategy(EXTERNAL, None, apply_strategy)
-    rolling = _mapping(strategy.get("rollingUpdate"), "spec.strategy.rollingUpdate")
-    period = rolling.get("unavailablePeriodSeconds")
-    defaults = RollingUpdateConfig()
-    if period is not None:
-        period = _integer(period, "spec.strategy.rollingUpdate.unavailablePeriodSeconds")
-        if period < 0:
-            raise ManifestError(
-                "spec.strategy.rollingUpdate.unavailablePeriodSeconds",
-                f"unavailablePeriodSeconds must be greater than or equal to 0, got {period}",
-            )
-    config = RollingUpdateConfig(
-        max_unavailable=_int_or_percent(
-            rolling.get("maxUnavailable"),
-            "spec.strategy.rollingUpdate.maxUnavailable",
-            defaults.max_unavailable,
-        ),
-        max_surge=_int_or_percent(
-            rolling.get("maxSurge"), "spec.strategy.rollingUpdate.maxSurge", defaults.max_surge
-        ),
-        unavailable_period_seconds=defaults.unavailable_period_seconds if period is None else period,
+    return RolloutStrategy(
+        ROLLING_UPDATE, _rolling_update(strategy.get("rollingUpdate"), rolling_path), apply_strategy
     )
-    return RolloutStrategy(ROLLING_UPDATE, config, apply_strategy)
 
 
 def _resource_selectors(raw: Any) -> tuple[Mapping[str, Any], ...]:
@@ -646,7 +664,7 @@ def _resource_selectors(raw: Any) -> tuple[Mapping[str, Any], ...]:
         if entry.get("labelSelector") is not None:
             if entry.get("name"):
                 raise ManifestError(where, "the labelSelector and name fields are mutually exclusive")
-            _selector(entry["labelSelector"], f"{where}.labelSelector")
+            parse_optional_label_selector(entry["labelSelector"], f"{where}.labelSelector")
     return tuple(dict(s) for s in selectors)
 
 
@@ -663,14 +681,13 @@ def parse_cluster_resource_placement(doc: Mapping[str, Any], warn: Warn) -> Clus
             raise ManifestError(
                 "spec.revisionHistoryLimit", f"Invalid value: {limit}: must be between 1 and 1000"
             )
-    generation = metadata.get("generation")
     return ClusterResourcePlacement(
         name=name,
         resource_selectors=_resource_selectors(spec.get("resourceSelectors")),
-        policy=_policy(spec.get("policy"), warn),
-        strategy=_strategy(spec.get("strategy")),
+        policy=parse_placement_policy(spec.get("policy"), warn),
+        strategy=parse_rollout_strategy(spec.get("strategy")),
         revision_history_limit=DEFAULT_REVISION_HISTORY_LIMIT if limit is None else limit,
-        generation=1 if generation is None else _integer(generation, "metadata.generation"),
+        generation=_integer(metadata.get("generation"), "metadata.generation", default=1),
     )
 
 
@@ -701,8 +718,32 @@ def _decision(raw: Any, path: str) -> ClusterDecision | None:
     )
 
 
+def _override_snapshots(spec: Mapping[str, Any]) -> OverrideSnapshots:
+    cluster_path, namespaced_path = "spec.clusterResourceOverrideSnapshots", "spec.resourceOverrideSnapshots"
+    cluster_scoped = tuple(
+        _string(item, f"{cluster_path}[{i}]", required=True)
+        for i, item in enumerate(_list(spec.get("clusterResourceOverrideSnapshots"), cluster_path))
+    )
+    namespaced = []
+    for index, item in enumerate(_list(spec.get("resourceOverrideSnapshots"), namespaced_path)):
+        where = f"{namespaced_path}[{index}]"
+        entry = _mapping(item, where)
+        snapshot = _string(entry.get("name"), f"{where}.name", required=True)
+        namespace = _string(entry.get("namespace"), f"{where}.namespace", required=True)
+        namespaced.append(f"{namespace}/{snapshot}")
+    return OverrideSnapshots(cluster_scoped, tuple(namespaced))
+
+
+def _binding_conditions(status: Mapping[str, Any]) -> tuple[BindingCondition, ...]:
+    conditions = []
+    for condition, where, common in _conditions(status.get("conditions"), "status.conditions"):
+        observed = _integer(condition.get("observedGeneration"), f"{where}.observedGeneration", default=0)
+        conditions.append(BindingCondition(**common, observed_generation=observed))
+    return tuple(conditions)
+
+
 def parse_cluster_resource_binding(doc: Mapping[str, Any]) -> ClusterResourceBinding:
-    """A ClusterResourceBinding manifest to a `ClusterResourceBinding`."""
+    """A ClusterResourceBinding manifest to a `ClusterResourceBinding` (scheduling and rollout facts)."""
     metadata, name = _metadata(doc)
     labels = _string_map(metadata.get("labels"), "metadata.labels")
     if not labels.get(CRP_TRACKING_LABEL):
@@ -711,6 +752,7 @@ def parse_cluster_resource_binding(doc: Mapping[str, Any]) -> ClusterResourceBin
         )
     annotations = _string_map(metadata.get("annotations"), "metadata.annotations")
     spec = _mapping(doc.get("spec"), "spec", required=True)
+    status = _mapping(doc.get("status"), "status")
     previous = annotations.get(PREVIOUS_BINDING_STATE_ANNOTATION)
     return ClusterResourceBinding(
         name=name,
@@ -724,6 +766,9 @@ def parse_cluster_resource_binding(doc: Mapping[str, Any]) -> ClusterResourceBin
         cluster_decision=_decision(spec.get("clusterDecision"), "spec.clusterDecision"),
         previous_state=previous,
         resource_snapshot_name=_string(spec.get("resourceSnapshotName"), "spec.resourceSnapshotName"),
+        overrides=_override_snapshots(spec),
+        generation=_integer(metadata.get("generation"), "metadata.generation", default=0),
+        conditions=_binding_conditions(status),
     )
 
 

@@ -1,8 +1,10 @@
-"""Plain inputs of the KubeFleet scheduler: MemberCluster, ClusterResourcePlacement, ClusterResourceBinding.
+"""Plain KubeFleet inputs: MemberCluster, ClusterResourcePlacement, ClusterResourceBinding.
 
-Field names follow the `cluster.kubernetes-fleet.io` and `placement.kubernetes-fleet.io` APIs. Every
-object here is already defaulted (`SetPlacementDefaults`) and validated: `manifests.py` builds them
-from YAML/JSON, other callers (the inventory sync, tests) build them directly.
+Shared by the CRP scheduler (`fleet.schedule`) and the rollout planners (`rollout.rolling`,
+`rollout.staged`). Field names follow the `cluster.kubernetes-fleet.io` and
+`placement.kubernetes-fleet.io` APIs. Every object here is already defaulted (`SetPlacementDefaults`)
+and validated: `manifests.py` builds them from YAML/JSON, other callers (the inventory sync, tests)
+build them directly.
 """
 
 from __future__ import annotations
@@ -267,12 +269,32 @@ class ClusterDecision:
 
 
 @dataclass(frozen=True, slots=True)
+class OverrideSnapshots:
+    """The override snapshots a binding points at (resource overrides as `namespace/name`)."""
+
+    cluster_resource_override_snapshots: tuple[str, ...] = ()
+    resource_override_snapshots: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BindingCondition:
+    """One `status.conditions` entry of a ClusterResourceBinding."""
+
+    type: str
+    status: str
+    reason: str = ""
+    observed_generation: int = 0
+    last_transition_time: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterResourceBinding:
-    """One (placement, cluster) binding.
+    """One (placement, cluster) binding: what the scheduler decided and what the rollout reads.
 
     A binding is under the current policy when `latest_policy` is True, or, when that flag is None,
     when `scheduling_policy_snapshot_name` names the policy snapshot being scheduled.
-    `previous_state` is the `kubernetes-fleet.io/previous-binding-state` annotation.
+    `previous_state` is the `kubernetes-fleet.io/previous-binding-state` annotation (None when absent).
+    `generation` is `metadata.generation`; readiness only trusts conditions observed at it.
     """
 
     name: str
@@ -285,6 +307,13 @@ class ClusterResourceBinding:
     cluster_decision: ClusterDecision | None = None
     previous_state: str | None = None
     resource_snapshot_name: str = ""
+    overrides: OverrideSnapshots = field(default_factory=OverrideSnapshots)
+    generation: int = 0
+    conditions: tuple[BindingCondition, ...] = ()
+
+    def condition(self, condition_type: str) -> BindingCondition | None:
+        """The condition of that type, or None."""
+        return next((c for c in self.conditions if c.type == condition_type), None)
 
     def to_manifest(self) -> dict[str, Any]:
         """The binding as the hub stores it (plain JSON types)."""

@@ -4,28 +4,31 @@ Mirrors the rollout controller (`pkg/controllers/rollout/controller.go` at kubef
 deleting-binding guard, the binding classification (`pickBindingsToRoll`), readiness derived from
 the binding's conditions (`isBindingReady`, `HasBindingFailed`), and the maxUnavailable / maxSurge
 budgets (`calculateMaxToRemove`, `calculateMaxToAdd`). Plain data in, a `RolloutRound` out; `now` is
-an argument and nothing is written back.
+an argument and nothing is written back. The inputs (`PlacementPolicy`, `RollingUpdateConfig`,
+`ClusterResourceBinding`) are the KubeFleet types of `fleet.types`; `fleet.manifests` parses them.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
 
-from placement.scheduler.errors import ManifestError
-from placement.scheduler.intstr import IntOrStringError, scaled_value
+from placement.scheduler.fleet.types import (
+    PICK_ALL,
+    PICK_FIXED,
+    PICK_N,
+    STATE_BOUND,
+    STATE_SCHEDULED,
+    STATE_UNSCHEDULED,
+    BindingCondition,
+    ClusterResourceBinding,
+    OverrideSnapshots,
+    PlacementPolicy,
+    RollingUpdateConfig,
+)
+from placement.scheduler.intstr import scaled_value
 
-PICK_ALL, PICK_N, PICK_FIXED = "PickAll", "PickN", "PickFixed"
-ROLLING_UPDATE, EXTERNAL = "RollingUpdate", "External"
-SCHEDULED, BOUND, UNSCHEDULED = "Scheduled", "Bound", "Unscheduled"
-
-DEFAULT_MAX_UNAVAILABLE = "25%"
-DEFAULT_MAX_SURGE = "25%"
-# upstream: DefaultUnavailablePeriodSeconds = 60 (the Azure docs' 10 s is wrong)
-DEFAULT_UNAVAILABLE_PERIOD_SECONDS = 60
 # upstream: a cluster with a deleting binding and a pending one is retried after 5 s
 CLEANUP_RETRY_AFTER = timedelta(seconds=5)
 
@@ -47,9 +50,6 @@ _NON_TERMINAL_FAILURE_REASONS = frozenset(
 # upstream: Available=True with these reasons only means "applied"; readiness waits out the period
 _NOT_TRACKABLE_REASONS = frozenset({"NotAllWorkAreAvailabilityTrackable", "WorkNotTrackable"})
 
-_INT_OR_PERCENT_PATTERN = r"^((100|[0-9]{1,2})%|[0-9]+)$"
-_INT_OR_PERCENT = re.compile(_INT_OR_PERCENT_PATTERN)
-
 CANDIDATE_APPLY_FAILED = "ApplyFailedUpdate"
 CANDIDATE_REMOVE = "Remove"
 CANDIDATE_UPDATE = "Update"
@@ -58,86 +58,6 @@ CANDIDATE_BIND = "Bind"
 
 class BindingConflictError(RuntimeError):
     """Bindings the rollout controller refuses to plan over (upstream `UnexpectedBehaviorError`)."""
-
-
-# ---------------------------------------------------------------------------------------------------
-# Inputs
-
-
-@dataclass(frozen=True, slots=True)
-class PlacementPolicy:
-    """The part of a placement's `spec.policy` the rollout needs: its type and target size."""
-
-    placement_type: str = PICK_ALL
-    number_of_clusters: int | None = None
-    cluster_names: tuple[str, ...] = ()
-
-    @classmethod
-    def from_spec(cls, raw: Mapping[str, Any] | None) -> PlacementPolicy:
-        """Read `spec.policy`; a missing policy (or type) is PickAll, as SetPlacementDefaults makes it."""
-        if not raw:
-            return cls()
-        return cls(
-            placement_type=raw.get("placementType") or PICK_ALL,
-            number_of_clusters=raw.get("numberOfClusters"),
-            cluster_names=tuple(raw.get("clusterNames") or ()),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class RollingUpdateConfig:
-    """`spec.strategy.rollingUpdate` after SetPlacementDefaults."""
-
-    max_unavailable: int | str = DEFAULT_MAX_UNAVAILABLE
-    max_surge: int | str = DEFAULT_MAX_SURGE
-    unavailable_period_seconds: int = DEFAULT_UNAVAILABLE_PERIOD_SECONDS
-
-
-@dataclass(frozen=True, slots=True)
-class RolloutStrategy:
-    """`spec.strategy` type plus its rolling-update knobs (None when the type is External)."""
-
-    type: str = ROLLING_UPDATE
-    rolling_update: RollingUpdateConfig | None = RollingUpdateConfig()
-
-
-@dataclass(frozen=True, slots=True)
-class BindingCondition:
-    """One `status.conditions` entry of a ClusterResourceBinding."""
-
-    type: str
-    status: str
-    reason: str = ""
-    observed_generation: int = 0
-    last_transition_time: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class OverrideSnapshots:
-    """The override snapshots a binding points at (resource overrides as `namespace/name`)."""
-
-    cluster_resource_override_snapshots: tuple[str, ...] = ()
-    resource_override_snapshots: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ClusterResourceBinding:
-    """The rollout-relevant facts of one ClusterResourceBinding."""
-
-    name: str
-    target_cluster: str
-    state: str
-    resource_snapshot_name: str = ""
-    overrides: OverrideSnapshots = OverrideSnapshots()
-    deleting: bool = False
-    generation: int = 0
-    conditions: tuple[BindingCondition, ...] = ()
-    # the `kubernetes-fleet.io/previous-binding-state` annotation ("" when absent)
-    previous_state: str = ""
-
-    def condition(self, condition_type: str) -> BindingCondition | None:
-        """The condition of that type, or None."""
-        return next((c for c in self.conditions if c.type == condition_type), None)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -216,77 +136,6 @@ class _Classification:
     apply_failed: list[BindingUpdate] = field(default_factory=list)
     up_to_date: list[ClusterResourceBinding] = field(default_factory=list)
     assessments: list[BindingAssessment] = field(default_factory=list)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Strategy parsing (SetPlacementDefaults + CRD pattern + webhook validateRolloutStrategy)
-
-
-def parse_rollout_strategy(
-    raw: Mapping[str, Any] | None, field_path: str = "spec.strategy"
-) -> RolloutStrategy:
-    """Default and validate `spec.strategy` as the mutating + validating webhooks and the CRD do.
-
-    Raises ManifestError for what the API server would reject.
-    """
-    raw = raw or {}
-    strategy_type = raw.get("type") or ROLLING_UPDATE
-    if strategy_type not in (ROLLING_UPDATE, EXTERNAL):
-        raise ManifestError(
-            f"{field_path}.type",
-            f'Unsupported value: "{strategy_type}": supported values: "{ROLLING_UPDATE}", "{EXTERNAL}"',
-        )
-    raw_rolling = raw.get("rollingUpdate")
-    if strategy_type == EXTERNAL:
-        # upstream CEL: rollingUpdate must be absent once the type is External
-        if raw_rolling is not None:
-            raise ManifestError(
-                field_path, "rollingUpdate config is not valid for External rollout strategy type"
-            )
-        return RolloutStrategy(type=EXTERNAL, rolling_update=None)
-    return RolloutStrategy(
-        type=ROLLING_UPDATE, rolling_update=_parse_rolling_update(raw_rolling or {}, field_path)
-    )
-
-
-def _parse_rolling_update(raw: Mapping[str, Any], strategy_path: str) -> RollingUpdateConfig:
-    path = f"{strategy_path}.rollingUpdate"
-    period = raw.get("unavailablePeriodSeconds")
-    if period is None:
-        period = DEFAULT_UNAVAILABLE_PERIOD_SECONDS
-    elif not isinstance(period, int) or isinstance(period, bool):
-        raise ManifestError(f"{path}.unavailablePeriodSeconds", "must be an integer")
-    elif period < 0:
-        raise ManifestError(
-            f"{path}.unavailablePeriodSeconds",
-            f"unavailablePeriodSeconds must be greater than or equal to 0, got {period}",
-        )
-    return RollingUpdateConfig(
-        max_unavailable=_parse_int_or_percent(raw, "maxUnavailable", DEFAULT_MAX_UNAVAILABLE, path),
-        max_surge=_parse_int_or_percent(raw, "maxSurge", DEFAULT_MAX_SURGE, path),
-        unavailable_period_seconds=period,
-    )
-
-
-def _parse_int_or_percent(raw: Mapping[str, Any], name: str, default: str, path: str) -> int | str:
-    value = raw.get(name)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ManifestError(f"{path}.{name}", "must be an integer or a percentage string")
-    if isinstance(value, str) and not _INT_OR_PERCENT.match(value):
-        raise ManifestError(
-            f"{path}.{name}", f"Invalid value: \"{value}\": should match '{_INT_OR_PERCENT_PATTERN}'"
-        )
-    # upstream webhook: scale against 10 just to surface a parse error or a negative value
-    try:
-        scaled = scaled_value(value, 10, round_up=True)
-    except IntOrStringError as exc:
-        # a bare digit string ("5") passes the CRD pattern but is not a percentage
-        raise ManifestError(f"{path}.{name}", f"{name} `{value}` is invalid: {exc}") from exc
-    if scaled < 0:
-        raise ManifestError(f"{path}.{name}", f"{name} must be greater than or equal to 0, got `{value}`")
-    return value
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -389,13 +238,13 @@ def check_deleting_bindings(bindings: Sequence[ClusterResourceBinding]) -> str |
         live[binding.target_cluster] = binding
     for cluster in sorted(live.keys() & deleting_clusters):
         binding = live[cluster]
-        if binding.state == BOUND:
+        if binding.state == STATE_BOUND:
             # upstream: rollout never binds next to a deleting binding, so this cannot be explained
             raise BindingConflictError(
                 f"find a cluster `{cluster}` that has a bound binding `{binding.name}` "
                 "and a deleting binding point to it"
             )
-        if binding.state == UNSCHEDULED and binding.previous_state == BOUND:
+        if binding.state == STATE_UNSCHEDULED and binding.previous_state == STATE_BOUND:
             raise BindingConflictError(
                 f"find a cluster `{cluster}` that has a unscheduled binding `{binding.name}` "
                 "with previous state is `bound` and a deleting binding point to it"
@@ -458,7 +307,7 @@ def _desired(
 ) -> ClusterResourceBinding:
     """Upstream createUpdateInfo: Bound, pointing at the latest snapshot, with the cluster's overrides."""
     wanted = overrides.get(binding.target_cluster, OverrideSnapshots())
-    return replace(binding, state=BOUND, resource_snapshot_name=latest, overrides=wanted)
+    return replace(binding, state=STATE_BOUND, resource_snapshot_name=latest, overrides=wanted)
 
 
 def _classify(
@@ -469,14 +318,14 @@ def _classify(
 ) -> _Classification:
     found = _Classification()
     for binding in bindings:
-        if binding.state == SCHEDULED:
+        if binding.state == STATE_SCHEDULED:
             # upstream: Scheduled bindings are not assessed; they only wait for a bind slot
             found.targeted.append(binding)
             found.bounding.append(
                 BindingUpdate(binding, CANDIDATE_BIND, _desired(binding, latest, overrides))
             )
             continue
-        if binding.state not in (BOUND, UNSCHEDULED):
+        if binding.state not in (STATE_BOUND, STATE_UNSCHEDULED):
             continue
         assessment = assess_binding(binding, ready_cutoff)
         found.assessments.append(assessment)
@@ -488,10 +337,10 @@ def _classify(
             # upstream: a deleting binding may vanish at any time, so a ready one can become unavailable
             if assessment.ready:
                 found.can_be_unavailable.append(binding)
-            if binding.state == BOUND:
+            if binding.state == STATE_BOUND:
                 found.targeted.append(binding)
             continue
-        if binding.state == UNSCHEDULED:
+        if binding.state == STATE_UNSCHEDULED:
             found.remove.append(BindingUpdate(binding, CANDIDATE_REMOVE, None))
             continue
         found.targeted.append(binding)

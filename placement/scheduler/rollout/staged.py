@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from placement.scheduler.errors import ManifestError
+from placement.scheduler.fleet.types import PICK_FIXED, PICK_N, STATE_UNSCHEDULED, PlacementPolicy
 from placement.scheduler.intstr import scaled_value
-from placement.scheduler.labels import LabelSelector, SelectorError, parse_label_selector
-from placement.scheduler.rollout.rolling import PICK_FIXED, PICK_N, UNSCHEDULED, PlacementPolicy
+from placement.scheduler.labels import LabelSelector, parse_optional_label_selector
 from placement.scheduler.timeutil import DurationError, parse_go_duration
 
 APPROVAL, TIMED_WAIT = "Approval", "TimedWait"
@@ -174,22 +174,13 @@ def _parse_stage(raw: Any, path: str) -> StageConfig:
     _check_before_stage_tasks(before, before_path)
     return StageConfig(
         name=name,
-        label_selector=_parse_stage_selector(raw.get("labelSelector"), f"{path}.labelSelector"),
+        # upstream: a nil selector selects no cluster, unlike `{}` which selects all
+        label_selector=parse_optional_label_selector(raw.get("labelSelector"), f"{path}.labelSelector"),
         sorting_label_key=sorting_label_key,
         max_concurrency=_parse_max_concurrency(raw.get("maxConcurrency"), f"{path}.maxConcurrency"),
         after_stage_tasks=after,
         before_stage_tasks=before,
     )
-
-
-def _parse_stage_selector(raw: Any, path: str) -> LabelSelector | None:
-    # upstream: a nil selector selects no cluster, unlike `{}` which selects all
-    if raw is None:
-        return None
-    try:
-        return parse_label_selector(raw, path)
-    except SelectorError as exc:
-        raise ManifestError(exc.field, exc.message) from exc
 
 
 def _parse_max_concurrency(raw: Any, path: str) -> int | str:
@@ -384,7 +375,7 @@ def _collect_bindings(bindings: Sequence[UpdateRunBinding]) -> tuple[list[str], 
     selected: list[str] = []
     to_delete: list[str] = []
     for binding in bindings:
-        if binding.state == UNSCHEDULED:
+        if binding.state == STATE_UNSCHEDULED:
             to_delete.append(binding.target_cluster)
         elif binding.latest_policy:
             selected.append(binding.target_cluster)

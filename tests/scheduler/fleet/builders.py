@@ -1,4 +1,4 @@
-"""Small builders for Fleet scheduler tests: healthy member clusters, CRPs and bindings."""
+"""Small builders for Fleet scheduler and rollout tests: healthy member clusters, CRPs and bindings."""
 
 from __future__ import annotations
 
@@ -59,15 +59,21 @@ def binding(
     snapshot: str = "web-0",
     score: tuple[int, int] | None = (0, 0),
     previous_state: str | None = None,
+    name: str | None = None,
+    **rollout: Any,
 ) -> ClusterResourceBinding:
-    """A binding of placement `web` to `cluster`; `score` is (affinity, topology spread)."""
+    """A binding of placement `web` to `cluster`; `score` is (affinity, topology spread).
+
+    `rollout` sets the rollout facts (resource_snapshot_name, generation, conditions, overrides, deleting).
+    """
     cluster_score = None if score is None else ClusterScore(*score)
     return ClusterResourceBinding(
-        name=f"web-{cluster}-0000",
+        name=name or f"web-{cluster}-0000",
         placement_name="web",
         target_cluster=cluster,
         state=state,
         scheduling_policy_snapshot_name=snapshot,
         cluster_decision=ClusterDecision(cluster, True, cluster_score, f"picked {cluster}"),
         previous_state=previous_state,
+        **rollout,
     )

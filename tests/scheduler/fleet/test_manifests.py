@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from placement.scheduler.errors import ManifestError
-from placement.scheduler.fleet.manifests import parse_fleet_object
-from placement.scheduler.fleet.types import ClusterResourceBinding, ClusterResourcePlacement, MemberCluster
+from placement.scheduler.fleet.manifests import parse_fleet_object, parse_placement_policy
+from placement.scheduler.fleet.types import (
+    BindingCondition,
+    ClusterResourceBinding,
+    ClusterResourcePlacement,
+    MemberCluster,
+    OverrideSnapshots,
+    PlacementPolicy,
+)
 
 SELECTORS = [{"group": "", "version": "v1", "kind": "Namespace", "name": "web"}]
 
@@ -226,3 +234,101 @@ def test_missing_name_and_bad_taint_effect() -> None:
         }
     )
     assert error.field == "spec.taints[0].effect"
+
+
+def test_binding_carries_the_rollout_facts() -> None:
+    bound = _parse(
+        {
+            "apiVersion": "placement.kubernetes-fleet.io/v1beta1",
+            "kind": "ClusterResourceBinding",
+            "metadata": {
+                "name": "web-m1-1",
+                "generation": 3,
+                "labels": {"kubernetes-fleet.io/parent-CRP": "web"},
+            },
+            "spec": {
+                "state": "Bound",
+                "targetCluster": "m1",
+                "resourceSnapshotName": "web-2-snapshot",
+                "clusterResourceOverrideSnapshots": ["web-cro-0"],
+                "resourceOverrideSnapshots": [{"name": "web-ro-1", "namespace": "team-a"}],
+            },
+            "status": {
+                "conditions": [
+                    {
+                        "type": "Available",
+                        "status": "True",
+                        "reason": "WorkNotTrackable",
+                        "observedGeneration": 3,
+                        "lastTransitionTime": "2025-03-01T09:00:00Z",
+                    },
+                    {"type": "Applied", "status": "True"},
+                ]
+            },
+        }
+    )
+    assert isinstance(bound, ClusterResourceBinding)
+    assert (bound.generation, bound.resource_snapshot_name) == (3, "web-2-snapshot")
+    assert bound.overrides == OverrideSnapshots(("web-cro-0",), ("team-a/web-ro-1",))
+    assert bound.conditions == (
+        BindingCondition("Available", "True", "WorkNotTrackable", 3, datetime(2025, 3, 1, 9, 0, tzinfo=UTC)),
+        BindingCondition("Applied", "True"),
+    )
+    assert bound.condition("Available") is bound.conditions[0]
+
+
+def _binding(spec: dict[str, Any], **doc: Any) -> dict[str, Any]:
+    """A ClusterResourceBinding of placement `web` on member `m1`."""
+    return {
+        "apiVersion": "placement.kubernetes-fleet.io/v1",
+        "kind": "ClusterResourceBinding",
+        "metadata": {"name": "web-m1-1", "labels": {"kubernetes-fleet.io/parent-CRP": "web"}},
+        "spec": {"targetCluster": "m1", **spec},
+        **doc,
+    }
+
+
+def test_binding_without_rollout_facts_gets_the_defaults() -> None:
+    bound = _parse(_binding({"state": "Scheduled"}))
+    assert isinstance(bound, ClusterResourceBinding)
+    assert (bound.generation, bound.overrides, bound.conditions) == (0, OverrideSnapshots(), ())
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"resourceOverrideSnapshots": [{"name": "ro"}]}, "spec.resourceOverrideSnapshots[0].namespace"),
+        ({"clusterResourceOverrideSnapshots": [""]}, "spec.clusterResourceOverrideSnapshots[0]"),
+    ],
+)
+def test_binding_override_snapshots_are_validated(spec: dict[str, Any], field: str) -> None:
+    error = _rejected(_binding({"state": "Bound", **spec}))
+    assert error.field == field
+
+
+def test_binding_condition_generation_must_be_an_integer() -> None:
+    conditions = [{"type": "Applied", "status": "True", "observedGeneration": "1"}]
+    error = _rejected(_binding({"state": "Bound"}, status={"conditions": conditions}))
+    assert error.field == "status.conditions[0].observedGeneration"
+
+
+def test_crp_strategy_follows_the_webhook() -> None:
+    # a digit string passes the CRD pattern, but the webhook's IntOrString scaling rejects it
+    digits = _rejected(_crp(strategy={"rollingUpdate": {"maxSurge": "5"}}))
+    assert (digits.field, digits.message.startswith("maxSurge `5` is invalid")) == (
+        "spec.strategy.rollingUpdate.maxSurge",
+        True,
+    )
+    negative = _rejected(_crp(strategy={"rollingUpdate": {"maxUnavailable": -1}}))
+    assert negative.message == "maxUnavailable must be greater than or equal to 0, got `-1`"
+    crp = _parse(_crp(strategy={"type": ""}))
+    assert crp.strategy.type == "RollingUpdate" and crp.strategy.rolling_update is not None
+
+
+def test_policy_parser_is_public_and_names_its_field_path() -> None:
+    policy = parse_placement_policy({"placementType": "PickN", "numberOfClusters": 2}, lambda message: None)
+    assert policy == PlacementPolicy("PickN", number_of_clusters=2)
+    assert parse_placement_policy(None, lambda message: None) == PlacementPolicy()
+    with pytest.raises(ManifestError) as caught:
+        parse_placement_policy({"placementType": "PickN"}, lambda message: None, "input.policy")
+    assert caught.value.field == "input.policy.numberOfClusters"

@@ -6,29 +6,32 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from placement.scheduler.fleet.types import STATE_BOUND, BindingCondition, ClusterResourceBinding
 from placement.scheduler.rollout.rolling import (
     APPLIED,
     AVAILABLE,
-    BOUND,
     DIFF_REPORTED,
     FALSE,
     OVERRIDDEN,
     TRUE,
     WORK_SYNCHRONIZED,
-    BindingCondition,
-    ClusterResourceBinding,
     has_binding_failed,
     is_binding_diff_reported,
     is_binding_ready,
 )
+from tests.scheduler.fleet.builders import binding
 
 NOW = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 CUTOFF = NOW - timedelta(seconds=60)
 
 
 def bound(*conditions: BindingCondition, generation: int = 2) -> ClusterResourceBinding:
-    return ClusterResourceBinding(
-        "crp-member-1-a1b2", "member-1", BOUND, "crp-1-snapshot", generation=generation, conditions=conditions
+    return binding(
+        "member-1",
+        STATE_BOUND,
+        resource_snapshot_name="web-1-snapshot",
+        generation=generation,
+        conditions=conditions,
     )
 
 

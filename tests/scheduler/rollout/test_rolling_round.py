@@ -4,28 +4,27 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from placement.scheduler.fleet.types import (
+    STATE_BOUND,
+    STATE_SCHEDULED,
+    STATE_UNSCHEDULED,
+    BindingCondition,
+    OverrideSnapshots,
+    PlacementPolicy,
+    RollingUpdateConfig,
+)
 from placement.scheduler.rollout.rolling import (
     APPLIED,
     AVAILABLE,
-    BOUND,
     CANDIDATE_APPLY_FAILED,
     CANDIDATE_BIND,
     CANDIDATE_REMOVE,
     CANDIDATE_UPDATE,
     FALSE,
-    PICK_ALL,
-    PICK_FIXED,
-    PICK_N,
-    SCHEDULED,
     TRUE,
-    UNSCHEDULED,
-    BindingCondition,
-    ClusterResourceBinding,
-    OverrideSnapshots,
-    PlacementPolicy,
-    RollingUpdateConfig,
     plan_rolling_update_round,
 )
+from tests.scheduler.fleet import builders
 
 NOW = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 LATEST = "web-app-2-snapshot"
@@ -37,11 +36,10 @@ READY = (
 APPLY_FAILED = (BindingCondition(APPLIED, FALSE, "", 1, NOW),)
 
 
-def binding(
-    cluster: str, state: str, snapshot: str = OLD, conditions=READY, **extra
-) -> ClusterResourceBinding:
-    return ClusterResourceBinding(
-        f"web-app-{cluster}", cluster, state, snapshot, generation=1, conditions=conditions, **extra
+def binding(cluster: str, state: str, snapshot: str = OLD, conditions=READY, **extra):
+    """A binding of `web` at generation 1 whose conditions were observed at that generation."""
+    return builders.binding(
+        cluster, state, resource_snapshot_name=snapshot, generation=1, conditions=conditions, **extra
     )
 
 
@@ -53,9 +51,9 @@ def test_scheduled_binding_is_bound_to_the_latest_snapshot_with_its_overrides() 
     overrides = {"eu-1": OverrideSnapshots(("web-app-cro-0",), ("team-a/web-app-ro-0",))}
 
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_ALL),
+        PlacementPolicy("PickAll"),
         RollingUpdateConfig(),
-        [binding("eu-1", SCHEDULED, "")],
+        [binding("eu-1", STATE_SCHEDULED, "")],
         LATEST,
         NOW,
         overrides,
@@ -64,15 +62,19 @@ def test_scheduled_binding_is_bound_to_the_latest_snapshot_with_its_overrides() 
     (update,) = plan.to_be_updated
     assert update.candidate == CANDIDATE_BIND and update.action == "Bind"
     assert update.desired is not None
-    assert (update.desired.state, update.desired.resource_snapshot_name) == (BOUND, LATEST)
+    assert (update.desired.state, update.desired.resource_snapshot_name) == (STATE_BOUND, LATEST)
     assert update.desired.overrides == overrides["eu-1"]
 
 
 def test_percentages_are_rounded_up_against_n() -> None:
-    bindings = [binding(f"m{i}", BOUND) for i in range(7)]
+    bindings = [binding(f"m{i}", STATE_BOUND) for i in range(7)]
 
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_N, 7), RollingUpdateConfig("10%", "10%", 60), bindings, LATEST, NOW
+        PlacementPolicy("PickN", number_of_clusters=7),
+        RollingUpdateConfig("10%", "10%", 60),
+        bindings,
+        LATEST,
+        NOW,
     )
 
     assert plan.budgets is not None
@@ -82,10 +84,14 @@ def test_percentages_are_rounded_up_against_n() -> None:
 
 
 def test_apply_failed_bindings_are_updated_outside_the_unavailability_budget() -> None:
-    bindings = [binding("m0", BOUND, conditions=APPLY_FAILED), binding("m1", BOUND), binding("m2", BOUND)]
+    bindings = [
+        binding("m0", STATE_BOUND, conditions=APPLY_FAILED),
+        binding("m1", STATE_BOUND),
+        binding("m2", STATE_BOUND),
+    ]
 
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_N, 3), RollingUpdateConfig(0, 0, 60), bindings, LATEST, NOW
+        PlacementPolicy("PickN", number_of_clusters=3), RollingUpdateConfig(0, 0, 60), bindings, LATEST, NOW
     )
 
     assert [(u.binding.target_cluster, u.candidate) for u in plan.to_be_updated] == [
@@ -96,14 +102,14 @@ def test_apply_failed_bindings_are_updated_outside_the_unavailability_budget() -
 
 def test_removals_come_before_in_place_updates_and_are_never_stale() -> None:
     bindings = [
-        binding("m0", BOUND),
-        binding("m1", BOUND),
-        binding("gone-1", UNSCHEDULED),
-        binding("gone-2", UNSCHEDULED),
+        binding("m0", STATE_BOUND),
+        binding("m1", STATE_BOUND),
+        binding("gone-1", STATE_UNSCHEDULED),
+        binding("gone-2", STATE_UNSCHEDULED),
     ]
 
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_N, 2), RollingUpdateConfig(1, 0, 60), bindings, LATEST, NOW
+        PlacementPolicy("PickN", number_of_clusters=2), RollingUpdateConfig(1, 0, 60), bindings, LATEST, NOW
     )
 
     assert plan.budgets is not None and plan.budgets.max_to_remove == 3
@@ -117,10 +123,14 @@ def test_removals_come_before_in_place_updates_and_are_never_stale() -> None:
 
 
 def test_zero_surge_and_zero_unavailable_can_still_add_up_to_n_but_never_update_in_place() -> None:
-    bindings = [binding("m0", BOUND), binding("m1", SCHEDULED, ""), binding("m2", SCHEDULED, "")]
+    bindings = [
+        binding("m0", STATE_BOUND),
+        binding("m1", STATE_SCHEDULED, ""),
+        binding("m2", STATE_SCHEDULED, ""),
+    ]
 
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_N, 3), RollingUpdateConfig(0, 0, 60), bindings, LATEST, NOW
+        PlacementPolicy("PickN", number_of_clusters=3), RollingUpdateConfig(0, 0, 60), bindings, LATEST, NOW
     )
 
     assert names(plan.to_be_updated) == ["m1", "m2"]
@@ -129,7 +139,7 @@ def test_zero_surge_and_zero_unavailable_can_still_add_up_to_n_but_never_update_
 
 def test_up_to_date_bound_bindings_only_get_a_status_refresh() -> None:
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_ALL), RollingUpdateConfig(), [binding("m0", BOUND, LATEST)], LATEST, NOW
+        PlacementPolicy("PickAll"), RollingUpdateConfig(), [binding("m0", STATE_BOUND, LATEST)], LATEST, NOW
     )
 
     assert not plan.need_roll
@@ -141,9 +151,9 @@ def test_changed_overrides_make_an_otherwise_current_binding_an_update_candidate
     overrides = {"m0": OverrideSnapshots(("web-app-cro-1",))}
 
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_ALL),
+        PlacementPolicy("PickAll"),
         RollingUpdateConfig(),
-        [binding("m0", BOUND, LATEST)],
+        [binding("m0", STATE_BOUND, LATEST)],
         LATEST,
         NOW,
         overrides,
@@ -154,16 +164,16 @@ def test_changed_overrides_make_an_otherwise_current_binding_an_update_candidate
 
 
 def test_pick_all_target_counts_deleting_bound_bindings() -> None:
-    bindings = [binding("m0", BOUND, LATEST), binding("m1", BOUND, LATEST, deleting=True)]
+    bindings = [binding("m0", STATE_BOUND, LATEST), binding("m1", STATE_BOUND, LATEST, deleting=True)]
 
-    plan = plan_rolling_update_round(PlacementPolicy(PICK_ALL), RollingUpdateConfig(), bindings, LATEST, NOW)
+    plan = plan_rolling_update_round(PlacementPolicy("PickAll"), RollingUpdateConfig(), bindings, LATEST, NOW)
 
     assert plan.budgets is not None and plan.budgets.target_number == 2
 
 
 def test_pick_fixed_target_is_the_number_of_cluster_names() -> None:
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_FIXED, cluster_names=("m0", "m1", "m2")), RollingUpdateConfig(), [], LATEST, NOW
+        PlacementPolicy("PickFixed", cluster_names=("m0", "m1", "m2")), RollingUpdateConfig(), [], LATEST, NOW
     )
 
     assert plan.budgets is not None and plan.budgets.target_number == 3
@@ -172,20 +182,22 @@ def test_pick_fixed_target_is_the_number_of_cluster_names() -> None:
 def test_requeue_uses_the_smallest_known_wait() -> None:
     tracking = BindingCondition(AVAILABLE, TRUE, "WorkNotTrackable", 1, NOW - timedelta(seconds=50))
     bindings = [
-        binding("m0", BOUND, conditions=(tracking,)),
-        binding("m1", BOUND, conditions=(BindingCondition(APPLIED, TRUE, "", 1, NOW),)),
+        binding("m0", STATE_BOUND, conditions=(tracking,)),
+        binding("m1", STATE_BOUND, conditions=(BindingCondition(APPLIED, TRUE, "", 1, NOW),)),
     ]
 
-    plan = plan_rolling_update_round(PlacementPolicy(PICK_N, 2), RollingUpdateConfig(), bindings, LATEST, NOW)
+    plan = plan_rolling_update_round(
+        PlacementPolicy("PickN", number_of_clusters=2), RollingUpdateConfig(), bindings, LATEST, NOW
+    )
 
     assert plan.requeue_after == timedelta(seconds=10)
 
 
 def test_requeue_falls_back_to_the_unavailable_period_without_a_known_wait() -> None:
-    bindings = [binding("m0", BOUND, conditions=())]
+    bindings = [binding("m0", STATE_BOUND, conditions=())]
 
     plan = plan_rolling_update_round(
-        PlacementPolicy(PICK_N, 1), RollingUpdateConfig(0, 1, 7), bindings, LATEST, NOW
+        PlacementPolicy("PickN", number_of_clusters=1), RollingUpdateConfig(0, 1, 7), bindings, LATEST, NOW
     )
 
     assert plan.requeue_after == timedelta(seconds=7)

@@ -6,15 +6,15 @@ from datetime import timedelta
 
 import pytest
 
-from placement.scheduler.labels import LabelSelector
-from placement.scheduler.rollout.rolling import (
-    BOUND,
+from placement.scheduler.fleet.types import (
     PICK_FIXED,
     PICK_N,
-    SCHEDULED,
-    UNSCHEDULED,
+    STATE_BOUND,
+    STATE_SCHEDULED,
+    STATE_UNSCHEDULED,
     PlacementPolicy,
 )
+from placement.scheduler.labels import LabelSelector
 from placement.scheduler.rollout.staged import (
     APPROVAL,
     DELETE_STAGE_NAME,
@@ -48,7 +48,7 @@ CLUSTERS = [
 
 
 def selected(*names: str) -> list[UpdateRunBinding]:
-    return [UpdateRunBinding(name, BOUND) for name in names]
+    return [UpdateRunBinding(name, STATE_BOUND) for name in names]
 
 
 PICK_ALL_POLICY = PlacementPolicy()
@@ -161,9 +161,9 @@ def test_selected_cluster_without_a_member_cluster_is_unplaced() -> None:
 
 def test_only_selected_clusters_enter_stages_and_unscheduled_go_to_the_delete_stage() -> None:
     bindings = [
-        UpdateRunBinding("aks-eu-1", SCHEDULED),
-        UpdateRunBinding("aks-us-1", UNSCHEDULED),
-        UpdateRunBinding("aks-canary", UNSCHEDULED, latest_policy=False),
+        UpdateRunBinding("aks-eu-1", STATE_SCHEDULED),
+        UpdateRunBinding("aks-us-1", STATE_UNSCHEDULED),
+        UpdateRunBinding("aks-canary", STATE_UNSCHEDULED, latest_policy=False),
     ]
 
     plan = initialize((StageConfig("all", EVERYTHING),), bindings=bindings)
@@ -176,7 +176,7 @@ def test_only_selected_clusters_enter_stages_and_unscheduled_go_to_the_delete_st
 
 
 def test_binding_of_an_older_policy_not_yet_unscheduled_is_transient() -> None:
-    bindings = [UpdateRunBinding("aks-eu-1", BOUND, latest_policy=False)]
+    bindings = [UpdateRunBinding("aks-eu-1", STATE_BOUND, latest_policy=False)]
 
     with pytest.raises(TransientBindingStateError):
         initialize((StageConfig("all", EVERYTHING),), bindings=bindings)
@@ -190,7 +190,7 @@ def test_no_bindings_at_all_fails() -> None:
 
 
 def test_pick_n_count_must_match_the_selected_bindings() -> None:
-    error = failure((StageConfig("all", EVERYTHING),), policy=PlacementPolicy(PICK_N, 5))
+    error = failure((StageConfig("all", EVERYTHING),), policy=PlacementPolicy(PICK_N, number_of_clusters=5))
 
     assert error.message.endswith(
         "the number of selected bindings 4 is not equal to the observed cluster count 5"
