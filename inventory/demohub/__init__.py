@@ -1,0 +1,6 @@
+"""The demo hub: a small Kubernetes API server for the OCM and Fleet kinds (see README.md here)."""
+
+from inventory.demohub.hub import DemoHub
+from inventory.demohub.store import ApiError, Store
+
+__all__ = ["ApiError", "DemoHub", "Store"]

@@ -1,0 +1,212 @@
+"""Background change: random label/condition churn and Fleet agent heartbeats.
+
+Every change goes through the store's write path with a resourceVersion precondition, so watches see
+ordinary MODIFIED events and a concurrent write wins over churn rather than being overwritten.
+"""
+
+import logging
+import random
+import threading
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from inventory.demohub.seed import ADDON_LABEL_PREFIX, SCORE_NAME, UNAVAILABLE_TAINT, UNREACHABLE_TAINT
+from inventory.demohub.store import ApiError, Store, rfc3339
+
+logger = logging.getLogger(__name__)
+
+AVAILABLE_CONDITION = "ManagedClusterConditionAvailable"
+HEARTBEAT_ALIVE = timedelta(minutes=5)  # Fleet's own staleness limit: older heartbeats stay stale
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _with_condition(conditions: list[dict[str, Any]], replacement: dict[str, Any]) -> list[dict[str, Any]]:
+    kept = [c for c in conditions if c.get("type") != replacement["type"]]
+    return [*kept, replacement]
+
+
+class Churn:
+    def __init__(self, store: Store, *, seed: int = 0) -> None:
+        self.store = store
+        self._rng = random.Random(f"churn:{seed}")
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # ---- one change ---------------------------------------------------------------------------
+
+    def step(self) -> str | None:
+        """Make one random change to one random cluster; answers what changed (None: nothing to do)."""
+        names = self.store.names("ManagedCluster")
+        if not names:
+            return None
+        name = self._rng.choice(names)
+        changes: list[Callable[[str], str | None]] = [
+            self._flip_addon,
+            self._flip_availability,
+            self._rescore,
+        ]
+        if self.store.count("MemberCluster"):
+            changes.append(self._flip_member_health)
+        change = self._rng.choice(changes)
+        try:
+            return change(name)
+        except ApiError as error:  # deleted or changed meanwhile: skip this round
+            logger.debug("churn on %s skipped: %s", name, error.message)
+            return None
+
+    def _flip_addon(self, name: str) -> str | None:
+        cluster = self.store.get("ManagedCluster", name)
+        labels = cluster["metadata"].get("labels") or {}
+        addons = sorted(
+            k for k, v in labels.items() if k.startswith(ADDON_LABEL_PREFIX) and v != "unreachable"
+        )
+        if not addons:
+            return None
+        key = self._rng.choice(addons)
+        value = "unhealthy" if labels[key] == "available" else "available"
+        self.store.patch(
+            "ManagedCluster", name, {"metadata": {"labels": {key: value}, **self._version(cluster)}}
+        )
+        return f"{name}: {key}={value}"
+
+    def _flip_availability(self, name: str) -> str:
+        cluster = self.store.get("ManagedCluster", name)
+        now = self.store.clock()
+        conditions = cluster.get("status", {}).get("conditions", [])
+        available = any(
+            c.get("type") == AVAILABLE_CONDITION and c.get("status") == "True" for c in conditions
+        )
+        status, reason = (
+            ("Unknown", "ManagedClusterLeaseUpdateStopped")
+            if available
+            else ("True", "ManagedClusterAvailable")
+        )
+        condition = {
+            "type": AVAILABLE_CONDITION,
+            "status": status,
+            "reason": reason,
+            "message": "",
+            "lastTransitionTime": rfc3339(now),
+        }
+        updated = self.store.patch(
+            "ManagedCluster",
+            name,
+            {
+                "metadata": self._version(cluster),
+                "status": {"conditions": _with_condition(conditions, condition)},
+            },
+            subresource="status",
+        )
+        taints = [
+            t
+            for t in updated["spec"].get("taints", [])
+            if t["key"] not in (UNREACHABLE_TAINT, UNAVAILABLE_TAINT)
+        ]
+        if available:  # the hub's taint controller follows the condition
+            taints.append({"key": UNREACHABLE_TAINT, "effect": "NoSelect", "timeAdded": rfc3339(now)})
+        self.store.patch(
+            "ManagedCluster", name, {"metadata": self._version(updated), "spec": {"taints": taints}}
+        )
+        return f"{name}: {AVAILABLE_CONDITION}={status}"
+
+    def _rescore(self, name: str) -> str:
+        score = self.store.get("AddOnPlacementScore", SCORE_NAME, namespace=name)
+        values = [
+            {"name": "cpuAvailable", "value": self._rng.randint(-100, 100)},
+            {"name": "memAvailable", "value": self._rng.randint(-100, 100)},
+        ]
+        valid_until = rfc3339(self.store.clock() + timedelta(days=1))
+        self.store.patch(
+            "AddOnPlacementScore",
+            SCORE_NAME,
+            namespace=name,
+            subresource="status",
+            body={"metadata": self._version(score), "status": {"scores": values, "validUntil": valid_until}},
+        )
+        return f"{name}: {SCORE_NAME} rescored"
+
+    def _flip_member_health(self, name: str) -> str:
+        member = self.store.get("MemberCluster", name)
+        agents = member.get("status", {}).get("agentStatus", [])
+        for agent in agents:
+            healthy = any(
+                c["type"] == "Healthy" and c["status"] == "True" for c in agent.get("conditions", [])
+            )
+            condition = {
+                "type": "Healthy",
+                "status": "False" if healthy else "True",
+                "reason": "HealthCheckFailed" if healthy else "HealthCheckSucceeded",
+                "message": "",
+                "lastTransitionTime": rfc3339(self.store.clock()),
+            }
+            agent["conditions"] = _with_condition(agent.get("conditions", []), condition)
+        self.store.patch(
+            "MemberCluster",
+            name,
+            {"metadata": self._version(member), "status": {"agentStatus": agents}},
+            subresource="status",
+        )
+        return f"{name}: member agent health flipped"
+
+    # ---- heartbeats -----------------------------------------------------------------------------
+
+    def beat(self) -> int:
+        """Refresh `lastReceivedHeartbeat` of every live member agent; answers how many were refreshed."""
+        now = self.store.clock()
+        refreshed = 0
+        for name in self.store.names("MemberCluster"):
+            try:
+                refreshed += self._beat_one(name, now)
+            except ApiError as error:
+                logger.debug("heartbeat of %s skipped: %s", name, error.message)
+        return refreshed
+
+    def _beat_one(self, name: str, now: datetime) -> int:
+        member = self.store.get("MemberCluster", name)
+        agents = member.get("status", {}).get("agentStatus", [])
+        alive = [
+            a
+            for a in agents
+            if now - _parse_time(a.get("lastReceivedHeartbeat", "1970-01-01T00:00:00Z")) < HEARTBEAT_ALIVE
+        ]
+        if not alive:
+            return 0
+        for agent in alive:
+            agent["lastReceivedHeartbeat"] = rfc3339(now)
+        updated = self.store.patch(
+            "MemberCluster",
+            name,
+            {"metadata": self._version(member), "status": {"agentStatus": agents}},
+            subresource="status",
+        )
+        return int(updated["metadata"]["resourceVersion"] != member["metadata"]["resourceVersion"])
+
+    # ---- background -----------------------------------------------------------------------------
+
+    def start(self, *, per_minute: float = 0.0, heartbeat_seconds: float = 0.0) -> None:
+        if per_minute > 0:
+            self._spawn("demo-hub-churn", 60.0 / per_minute, self.step)
+        if heartbeat_seconds > 0:
+            self._spawn("demo-hub-heartbeat", heartbeat_seconds, self.beat)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+
+    def _spawn(self, name: str, interval: float, action: Callable[[], object]) -> None:
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                action()
+
+        thread = threading.Thread(target=loop, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    @staticmethod
+    def _version(obj: dict[str, Any]) -> dict[str, str]:
+        return {"resourceVersion": obj["metadata"]["resourceVersion"]}

@@ -1,0 +1,98 @@
+"""`DemoHub`: the store, the HTTP server and the background churn, started and stopped as one."""
+
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+from inventory.demohub.churn import Churn
+from inventory.demohub.faults import FaultInjector
+from inventory.demohub.seed import seed_store
+from inventory.demohub.server import HubServer
+from inventory.demohub.store import Store
+
+
+class DemoHub:
+    """A Kubernetes API server for the OCM and Fleet kinds, in this process.
+
+    `start()` binds (port 0: an ephemeral port) and serves from a background thread; `url` is then the
+    address to give a `kubernetes.client.Configuration`. Use as a context manager or a pytest fixture.
+    """
+
+    def __init__(
+        self,
+        *,
+        clusters: int = 0,
+        fleet: bool = False,
+        seed: int = 0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        fail_rate: float = 0.0,
+        latency_ms: int = 0,
+        churn_per_minute: float = 0.0,
+        heartbeat_seconds: float = 0.0,
+        bookmark_seconds: float = 5.0,
+        retained_events: int = 1000,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = Store(seed=seed, retained_events=retained_events, clock=clock)
+        self.seeded = seed_store(self.store, clusters, fleet=fleet, seed=seed)
+        self.faults = FaultInjector(fail_rate=fail_rate, latency_ms=latency_ms, seed=seed)
+        self.churn = Churn(self.store, seed=seed)
+        self._address = (host, port)
+        self._churn_per_minute = churn_per_minute
+        self._heartbeat_seconds = heartbeat_seconds
+        self._bookmark_seconds = bookmark_seconds
+        self._server: HubServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._running().server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> Self:
+        """Bind and serve in a background thread; raises OSError when the port is taken."""
+        self._server = HubServer(self._address, self.store, self.faults, self._bookmark_seconds)
+        # a short poll interval keeps stop() quick, which matters for one hub per test
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="demo-hub", daemon=True
+        )
+        self._thread.start()
+        self.churn.start(per_minute=self._churn_per_minute, heartbeat_seconds=self._heartbeat_seconds)
+        return self
+
+    def stop(self) -> None:
+        """Stop churn, cut open watches and close the socket."""
+        self.churn.stop()
+        if self._server is not None:
+            self._server.stop()
+        if self._thread is not None:
+            self._thread.join()
+        self._server, self._thread = None, None
+
+    def fail_next(self, count: int, status: int = 500) -> None:
+        """The next `count` requests answer `status` (a Status body; 429 also sends Retry-After)."""
+        self.faults.fail_next(count, status)
+
+    def drop_watches(self) -> None:
+        """Break every open watch connection mid-stream, as a network failure would."""
+        self._running().drop_watches()
+
+    def compact(self) -> int:
+        """Expire every older resourceVersion: watches from them and older continue tokens get 410 Gone."""
+        return self.store.compact()
+
+    def _running(self) -> HubServer:
+        if self._server is None:
+            raise RuntimeError("the demo hub is not running; call start() first")
+        return self._server
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.stop()

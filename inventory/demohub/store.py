@@ -1,0 +1,523 @@
+"""The demo hub's state: objects per resource, one global resourceVersion, and a bounded event log.
+
+Stored objects are never mutated after a write (each write stores a fresh copy), so lists, snapshots
+and events can share them safely; callers of `list` must treat the items as read-only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import copy
+import json
+import random
+import threading
+import time
+import uuid
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from inventory.demohub.patch import JSON_PATCH, MERGE_PATCH, PatchError, json_patch, merge_patch
+from inventory.demohub.resources import BY_KIND, RESOURCES, Resource
+from placement.scheduler.labels import LabelSelector
+
+Key = tuple[str, str]  # (namespace, name); namespace is "" for cluster-scoped objects
+ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
+# Fields a client can never set: the server owns them.
+SYSTEM_METADATA = ("uid", "creationTimestamp", "generation", "resourceVersion", "name", "namespace")
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generateName alphabet
+
+
+def rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class ApiError(Exception):
+    """A failed request, rendered as a `kind: Status` object with `code` and `reason`."""
+
+    def __init__(
+        self, code: int, reason: str, message: str, *, resource: Resource | None = None, name: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.code, self.reason, self.message = code, reason, message
+        self.resource, self.name = resource, name
+
+    def status(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        }
+        if self.resource is not None:
+            body["details"] = {"name": self.name, "group": self.resource.group, "kind": self.resource.plural}
+        return body
+
+
+def not_found(resource: Resource, name: str) -> ApiError:
+    return ApiError(404, "NotFound", f'{resource.qualified} "{name}" not found', resource=resource, name=name)
+
+
+def expired(message: str) -> ApiError:
+    return ApiError(410, "Expired", message)
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, "BadRequest", message)
+
+
+def invalid(resource: Resource, name: str, message: str) -> ApiError:
+    return ApiError(
+        422,
+        "Invalid",
+        f'{resource.kind}.{resource.group} "{name}" is invalid: {message}',
+        resource=resource,
+        name=name,
+    )
+
+
+@dataclass(frozen=True)
+class Event:
+    resource_version: int
+    resource: Resource
+    key: Key
+    type: str
+    obj: dict[str, Any]
+    old: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ListPage:
+    items: list[dict[str, Any]]
+    resource_version: int
+    continue_token: str | None
+    remaining: int | None
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    keys: list[Key]
+    objects: list[dict[str, Any]]
+
+
+def _labels(obj: dict[str, Any]) -> dict[str, str]:
+    return obj.get("metadata", {}).get("labels") or {}
+
+
+def _spec_part(obj: dict[str, Any]) -> dict[str, Any]:
+    """Everything a CRD counts towards `metadata.generation`: all but metadata and status."""
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def _encode_continue(resource_version: int, key: Key) -> str:
+    raw = json.dumps({"v": "demohub/v1", "rv": resource_version, "start": list(key)}).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def _decode_continue(token: str) -> tuple[int, Key]:
+    try:
+        raw = json.loads(base64.urlsafe_b64decode(token.encode()))
+        return int(raw["rv"]), (str(raw["start"][0]), str(raw["start"][1]))
+    except (binascii.Error, ValueError, KeyError, IndexError, TypeError) as error:
+        raise expired("The provided continue parameter is not valid; start a new list.") from error
+
+
+class Store:
+    """In-memory objects with Kubernetes write semantics; thread-safe (one lock, one condition)."""
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        retained_events: int = 1000,
+        retained_snapshots: int = 64,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self._changed = threading.Condition()
+        self._rng = random.Random(f"store:{seed}")
+        self._rv = 0
+        self._compacted_rv = 0  # every event with a resourceVersion above this is still in the log
+        self._objects: dict[Resource, dict[Key, dict[str, Any]]] = {r: {} for r in RESOURCES}
+        self._events: deque[Event] = deque(maxlen=retained_events)
+        self._snapshots: OrderedDict[tuple[Resource, int], _Snapshot] = OrderedDict()
+        self._retained_snapshots = retained_snapshots
+
+    # ---- reads -------------------------------------------------------------------------------
+
+    @property
+    def resource_version(self) -> int:
+        with self._changed:
+            return self._rv
+
+    @staticmethod
+    def resolve(kind: Resource | str) -> Resource:
+        return kind if isinstance(kind, Resource) else BY_KIND[kind]
+
+    def count(self, kind: Resource | str) -> int:
+        with self._changed:
+            return len(self._objects[self.resolve(kind)])
+
+    def get(self, kind: Resource | str, name: str, namespace: str = "") -> dict[str, Any]:
+        resource = self.resolve(kind)
+        with self._changed:
+            return copy.deepcopy(self._current(resource, name, namespace))
+
+    def names(self, kind: Resource | str, namespace: str | None = None) -> list[str]:
+        with self._changed:
+            keys = sorted(self._objects[self.resolve(kind)])
+        return [name for ns, name in keys if namespace is None or ns == namespace]
+
+    def list(
+        self,
+        kind: Resource | str,
+        *,
+        namespace: str | None = None,
+        selector: LabelSelector | None = None,
+        limit: int | None = None,
+        continue_token: str | None = None,
+    ) -> ListPage:
+        """One page of a list; a continue token resumes the same snapshot or raises 410 Expired."""
+        resource = self.resolve(kind)
+        selector = selector or LabelSelector()
+        with self._changed:
+            if continue_token:
+                resource_version, start = _decode_continue(continue_token)
+                snapshot = self._pinned_snapshot(resource, resource_version)
+            else:
+                resource_version, start = self._rv, None
+                snapshot = self._snapshot(resource)
+        position = bisect.bisect_right(snapshot.keys, start) if start else 0
+        matching = [
+            (key, obj)
+            for key, obj in zip(snapshot.keys[position:], snapshot.objects[position:], strict=True)
+            if (namespace is None or key[0] == namespace) and selector.matches(_labels(obj))
+        ]
+        if not limit or len(matching) <= limit:
+            return ListPage([obj for _, obj in matching], resource_version, None, None)
+        page = matching[:limit]
+        self._keep_snapshot(resource, resource_version, snapshot)
+        token = _encode_continue(resource_version, page[-1][0])
+        return ListPage([obj for _, obj in page], resource_version, token, len(matching) - limit)
+
+    # ---- writes ------------------------------------------------------------------------------
+
+    def create(self, obj: dict[str, Any], *, namespace: str = "") -> dict[str, Any]:
+        """Store a new object (status included: callers that mimic the API server strip it first)."""
+        resource = self._resource_of(obj)
+        new = copy.deepcopy(obj)
+        metadata = new.setdefault("metadata", {})
+        with self._changed:
+            name = metadata.get("name") or self._generated_name(resource, metadata.get("generateName"))
+            namespace = self._namespace_for(resource, metadata.get("namespace") or namespace, name)
+            key = (namespace, name)
+            if key in self._objects[resource]:
+                raise ApiError(
+                    409,
+                    "AlreadyExists",
+                    f'{resource.qualified} "{name}" already exists',
+                    resource=resource,
+                    name=name,
+                )
+            metadata.update(
+                name=name,
+                uid=str(uuid.UUID(int=self._rng.getrandbits(128), version=4)),
+                creationTimestamp=rfc3339(self.clock()),
+                generation=1,
+            )
+            metadata.pop("deletionTimestamp", None)
+            if namespace:
+                metadata["namespace"] = namespace
+            else:
+                metadata.pop("namespace", None)
+            return copy.deepcopy(self._commit(resource, key, ADDED, new, None))
+
+    def replace(
+        self,
+        kind: Resource | str,
+        name: str,
+        obj: dict[str, Any],
+        *,
+        namespace: str = "",
+        subresource: str | None = None,
+    ) -> dict[str, Any]:
+        """PUT: optimistic concurrency on `metadata.resourceVersion` (409 Conflict when stale)."""
+        resource = self.resolve(kind)
+        body_name = (obj.get("metadata") or {}).get("name")
+        if body_name and body_name != name:
+            raise bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        with self._changed:
+            current = self._current(resource, name, namespace)
+            sent_version = (obj.get("metadata") or {}).get("resourceVersion")
+            if not sent_version:
+                raise invalid(
+                    resource,
+                    name,
+                    "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
+                )
+            self._check_precondition(resource, current, sent_version)
+            return copy.deepcopy(self._update(resource, current, obj, subresource))
+
+    def patch(
+        self,
+        kind: Resource | str,
+        name: str,
+        body: Any,
+        *,
+        namespace: str = "",
+        patch_type: str = MERGE_PATCH,
+        subresource: str | None = None,
+    ) -> dict[str, Any]:
+        """PATCH: merge patch or JSON patch; a resourceVersion set by the patch is a precondition."""
+        resource = self.resolve(kind)
+        with self._changed:
+            current = self._current(resource, name, namespace)
+            try:
+                patched = self._apply_patch(current, body, patch_type)
+            except PatchError as error:
+                raise invalid(resource, name, str(error)) from error
+            if not isinstance(patched, dict) or not isinstance(patched.get("metadata", {}), dict):
+                raise invalid(resource, name, "the patched object must be an object with object metadata")
+            sent_version = patched.get("metadata", {}).get("resourceVersion")
+            self._check_precondition(resource, current, sent_version)
+            return copy.deepcopy(self._update(resource, current, patched, subresource))
+
+    def delete(self, kind: Resource | str, name: str, *, namespace: str = "") -> dict[str, Any]:
+        """Delete at once (no finalizers); answers the object as it was, at the deletion's version."""
+        resource = self.resolve(kind)
+        with self._changed:
+            current = self._current(resource, name, namespace)
+            gone = copy.deepcopy(current)
+            committed = self._commit(
+                resource, (namespace if resource.namespaced else "", name), DELETED, gone, current
+            )
+            return copy.deepcopy(committed)
+
+    def compact(self) -> int:
+        """Forget history: watches and continue tokens from before now answer 410 Gone."""
+        with self._changed:
+            self._compacted_rv = self._rv
+            self._events.clear()
+            self._snapshots.clear()
+            self._changed.notify_all()
+            return self._rv
+
+    def wake(self) -> None:
+        """Wake every waiting watch so it can notice it should stop."""
+        with self._changed:
+            self._changed.notify_all()
+
+    # ---- watch -------------------------------------------------------------------------------
+
+    def watch(
+        self,
+        kind: Resource | str,
+        *,
+        since: int | None,
+        timeout: float,
+        stopped: Callable[[], bool],
+        namespace: str | None = None,
+        selector: LabelSelector | None = None,
+        bookmark_seconds: float | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Watch events after `since` (None: the current objects as ADDED first), until timeout or stop."""
+        resource, selector = self.resolve(kind), selector or LabelSelector()
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            if since is not None and since < self._compacted_rv:
+                initial, position = [self._expired_event(since)], -1
+            elif since is None:
+                snapshot, position = self._snapshot(resource), self._rv
+                initial = [
+                    {"type": ADDED, "object": obj}
+                    for key, obj in zip(snapshot.keys, snapshot.objects, strict=True)
+                    if (namespace is None or key[0] == namespace) and selector.matches(_labels(obj))
+                ]
+            else:
+                initial, position = [], since
+        yield from initial
+        if position < 0:
+            return
+        last_sent = time.monotonic()
+        while not stopped() and (remaining := deadline - time.monotonic()) > 0:
+            wait = min(remaining, bookmark_seconds) if bookmark_seconds else remaining
+            events, reached = self._events_after(resource, position, stopped, wait)
+            if reached < 0:
+                yield self._expired_event(position)
+                return
+            position = reached
+            for event in events:
+                if (shown := _as_seen(event, namespace, selector)) is not None:
+                    last_sent = time.monotonic()
+                    yield shown
+            if bookmark_seconds and time.monotonic() - last_sent >= bookmark_seconds:
+                last_sent = time.monotonic()
+                yield _bookmark(resource, position)
+
+    def _events_after(
+        self, resource: Resource, position: int, stopped: Callable[[], bool], wait: float
+    ) -> tuple[list[Event], int]:
+        """Wait up to `wait` for writes past `position`; a position of -1 means it fell out of the log."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._rv > position or stopped(), wait)
+            if position < self._compacted_rv:
+                return [], -1
+            return [
+                e for e in self._events if e.resource_version > position and e.resource is resource
+            ], self._rv
+
+    # ---- internals ---------------------------------------------------------------------------
+
+    def _resource_of(self, obj: dict[str, Any]) -> Resource:
+        resource = BY_KIND.get(obj.get("kind", ""))
+        if resource is None or obj.get("apiVersion") != resource.api_version:
+            raise bad_request(
+                f"no kind {obj.get('kind')!r} is registered for version {obj.get('apiVersion')!r}"
+            )
+        return resource
+
+    def _namespace_for(self, resource: Resource, namespace: str, name: str) -> str:
+        if not resource.namespaced:
+            return ""
+        if not namespace:
+            raise invalid(resource, name, "metadata.namespace: Required value")
+        return namespace
+
+    def _generated_name(self, resource: Resource, prefix: str | None) -> str:
+        if not prefix:
+            raise invalid(resource, "", "metadata.name: Required value: name or generateName is required")
+        return prefix + "".join(self._rng.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
+
+    def _current(self, resource: Resource, name: str, namespace: str) -> dict[str, Any]:
+        obj = self._objects[resource].get((namespace if resource.namespaced else "", name))
+        if obj is None:
+            raise not_found(resource, name)
+        return obj
+
+    def _check_precondition(self, resource: Resource, current: dict[str, Any], sent: Any) -> None:
+        if sent and str(sent) != current["metadata"]["resourceVersion"]:
+            name = current["metadata"]["name"]
+            raise ApiError(
+                409,
+                "Conflict",
+                f'Operation cannot be fulfilled on {resource.qualified} "{name}": the object has been '
+                "modified; please apply your changes to the latest version and try again",
+                resource=resource,
+                name=name,
+            )
+
+    @staticmethod
+    def _apply_patch(current: dict[str, Any], body: Any, patch_type: str) -> Any:
+        if patch_type == MERGE_PATCH:
+            return merge_patch(current, body)
+        if patch_type == JSON_PATCH:
+            return json_patch(current, body)
+        raise ApiError(
+            415,
+            "UnsupportedMediaType",
+            f"the body of the request was in an unknown format - "
+            f"accepted media types include: {JSON_PATCH}, {MERGE_PATCH}",
+        )
+
+    def _update(
+        self, resource: Resource, current: dict[str, Any], incoming: dict[str, Any], subresource: str | None
+    ) -> dict[str, Any]:
+        """Apply subresource rules (status vs everything else), bump generation on spec change, commit."""
+        if subresource == "status":
+            new = copy.deepcopy(current)
+            _set_or_drop(new, "status", copy.deepcopy(incoming.get("status")))
+        else:
+            new = copy.deepcopy(incoming)
+            _set_or_drop(new, "status", copy.deepcopy(current.get("status")))
+            new["apiVersion"], new["kind"] = current["apiVersion"], current["kind"]
+            metadata = new.setdefault("metadata", {})
+            for field in SYSTEM_METADATA:
+                _set_or_drop(metadata, field, current["metadata"].get(field))
+            if _spec_part(new) != _spec_part(current):
+                metadata["generation"] = current["metadata"]["generation"] + 1
+        if new == current:
+            return current  # a no-op write changes nothing, not even the resourceVersion
+        metadata = current["metadata"]
+        return self._commit(
+            resource, (metadata.get("namespace", ""), metadata["name"]), MODIFIED, new, current
+        )
+
+    def _commit(
+        self, resource: Resource, key: Key, event_type: str, new: dict[str, Any], old: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        self._rv += 1
+        new["metadata"]["resourceVersion"] = str(self._rv)
+        if event_type == DELETED:
+            del self._objects[resource][key]
+        else:
+            self._objects[resource][key] = new
+        if len(self._events) == self._events.maxlen:
+            self._compacted_rv = self._events[0].resource_version
+        self._events.append(Event(self._rv, resource, key, event_type, new, old))
+        self._changed.notify_all()
+        return new
+
+    def _snapshot(self, resource: Resource) -> _Snapshot:
+        items = sorted(self._objects[resource].items())
+        return _Snapshot([key for key, _ in items], [obj for _, obj in items])
+
+    def _pinned_snapshot(self, resource: Resource, resource_version: int) -> _Snapshot:
+        snapshot = self._snapshots.get((resource, resource_version))
+        if snapshot is None or resource_version < self._compacted_rv:
+            raise expired(
+                "The provided continue parameter is too old to display a consistent list result. "
+                "You can start a new list without the continue parameter."
+            )
+        self._snapshots.move_to_end((resource, resource_version))
+        return snapshot
+
+    def _keep_snapshot(self, resource: Resource, resource_version: int, snapshot: _Snapshot) -> None:
+        with self._changed:
+            self._snapshots[(resource, resource_version)] = snapshot
+            self._snapshots.move_to_end((resource, resource_version))
+            while len(self._snapshots) > self._retained_snapshots:
+                self._snapshots.popitem(last=False)
+
+    def _expired_event(self, since: int) -> dict[str, Any]:
+        error = expired(f"too old resource version: {since} ({self._compacted_rv + 1})")
+        return {"type": ERROR, "object": error.status()}
+
+
+def _set_or_drop(mapping: dict[str, Any], key: str, value: Any) -> None:
+    if value is None:
+        mapping.pop(key, None)
+    else:
+        mapping[key] = value
+
+
+def _as_seen(event: Event, namespace: str | None, selector: LabelSelector) -> dict[str, Any] | None:
+    """The event as a selector-filtered watch sees it: leaving the selection reads as DELETED."""
+    if namespace is not None and event.key[0] != namespace:
+        return None
+    matches_now = selector.matches(_labels(event.obj))
+    matched_before = event.old is not None and selector.matches(_labels(event.old))
+    if event.type != MODIFIED:
+        return {"type": event.type, "object": event.obj} if matches_now else None
+    if matches_now:
+        return {"type": MODIFIED if matched_before else ADDED, "object": event.obj}
+    return {"type": DELETED, "object": event.obj} if matched_before else None
+
+
+def _bookmark(resource: Resource, resource_version: int) -> dict[str, Any]:
+    return {
+        "type": BOOKMARK,
+        "object": {
+            "kind": resource.kind,
+            "apiVersion": resource.api_version,
+            "metadata": {"resourceVersion": str(resource_version)},
+        },
+    }

@@ -1,0 +1,94 @@
+"""`python manage.py demo_hub [--port 8001] [--clusters 200] [--fleet] [--seed N] ...`.
+
+Serve a synthetic fleet over the Kubernetes REST API until interrupted, so the dashboard (or kubectl)
+has a hub to talk to without any real cluster.
+"""
+
+import threading
+from argparse import ArgumentTypeError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from inventory.demohub import DemoHub
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError as error:
+        raise ArgumentTypeError(f"{text!r} is not a number") from error
+
+
+def _fraction(text: str) -> float:
+    value = _number(text)
+    if not 0.0 <= value <= 1.0:
+        raise ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = _number(text)
+    if value < 0:
+        raise ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+class Command(BaseCommand):
+    help = "Serve a synthetic OCM (and optionally Fleet) hub over the Kubernetes REST API (plain HTTP)."
+    requires_system_checks: list[str] = []  # it uses neither the database nor the site's secrets
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+        parser.add_argument("--port", type=int, default=8001, help="port to bind (default 8001; 0: any)")
+        parser.add_argument("--clusters", type=int, default=200, help="ManagedClusters to seed (default 200)")
+        parser.add_argument(
+            "--fleet", action="store_true", help="also seed MemberClusters and Fleet placements"
+        )
+        parser.add_argument(
+            "--seed", type=int, default=1, help="random seed; the same seed gives the same fleet"
+        )
+        parser.add_argument(
+            "--churn-per-minute", type=_non_negative, default=0.0, help="random cluster changes per minute"
+        )
+        parser.add_argument(
+            "--fail-rate", type=_fraction, default=0.0, help="fraction of requests answered 500 (or 429)"
+        )
+        parser.add_argument("--latency-ms", type=int, default=0, help="latency added to every request")
+        parser.add_argument(
+            "--heartbeat-seconds",
+            type=_non_negative,
+            default=60.0,
+            help="refresh Fleet agent heartbeats this often (default 60; 0: never, they go stale in 5 min)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["clusters"] < 0 or options["latency_ms"] < 0:
+            raise CommandError("--clusters and --latency-ms must not be negative", returncode=2)
+        hub = DemoHub(
+            clusters=options["clusters"],
+            fleet=options["fleet"],
+            seed=options["seed"],
+            host=options["host"],
+            port=options["port"],
+            fail_rate=options["fail_rate"],
+            latency_ms=options["latency_ms"],
+            churn_per_minute=options["churn_per_minute"],
+            heartbeat_seconds=options["heartbeat_seconds"] if options["fleet"] else 0.0,
+        )
+        try:
+            hub.start()
+        except OSError as error:
+            raise CommandError(
+                f"cannot listen on {options['host']}:{options['port']}: {error.strerror}", returncode=2
+            ) from error
+        seeded = ", ".join(f"{count} {kind}" for kind, count in sorted(hub.seeded.items()))
+        self.stdout.write(self.style.SUCCESS(f"Demo hub serving at {hub.url} (seed {options['seed']})"))
+        self.stdout.write(f"Seeded: {seeded}")
+        self.stdout.write("Any bearer token is accepted. Press Ctrl-C to stop.")
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            self.stdout.write("Stopping the demo hub.")
+        finally:
+            hub.stop()
