@@ -441,6 +441,8 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
     affinity = affinity_scores(run.inventory, preferred, passed)
     constraints = run.policy.topology_spread_constraints
     topology = TopologySpread(run.inventory, constraints, run.held) if constraints else None
+    violation = np.full(len(run.inventory), NO_VIOLATION)
+    topology_scores = np.zeros(len(run.inventory), dtype=np.int64)
     cycles = 0
     while True:
         cycles += 1
@@ -448,8 +450,6 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
         # upstream PostBatch: topology spread constraints limit each cycle to one cluster
         limit = 1 if constraints else desired
         candidates = passed & ~run.held
-        violation = np.full(len(run.inventory), NO_VIOLATION)
-        topology_scores = np.zeros(len(run.inventory), dtype=np.int64)
         if topology is not None:
             violation, topology_scores = topology.evaluate()
             candidates &= violation == NO_VIOLATION
@@ -458,8 +458,9 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
         indices = np.flatnonzero(candidates)
         count = min(desired, limit, indices.size)
         final = not (desired > limit and count == limit)
+        listed = count + DEFAULT_MAX_UNSELECTED_DECISIONS
         order = (
-            _ordered(indices, topology_scores, affinity, obsolete)
+            _ordered(indices, topology_scores, affinity, obsolete, top=listed)
             if final
             else _best(indices, topology_scores, affinity, obsolete)
         )
@@ -474,7 +475,7 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
         if not final and len(created) + len(patched) == limit:
             continue
         if not final:
-            order = _ordered(indices, topology_scores, affinity, obsolete)
+            order = _ordered(indices, topology_scores, affinity, obsolete, top=listed)
         _explain_final_cycle(run, passed, candidates, violation, topology, affinity, topology_scores)
         shown = order[count : count + DEFAULT_MAX_UNSELECTED_DECISIONS]
         not_picked = [(run.inventory.names[i], int(affinity[i]), int(topology_scores[i])) for i in shown]
@@ -518,24 +519,45 @@ def pick_top_n(
     return ordered[:count], ordered[count:]
 
 
-def _ordered(
+# (topology, affinity, obsolete) packed into one int64 so a single comparison orders whole tuples:
+# 2 * affinity + obsolete stays far inside one topology step (affinity is a sum of weights <= 100).
+_TOPOLOGY_STEP = np.int64(2**32)
+
+
+def _tuple_keys(
     indices: np.ndarray, topology: np.ndarray, affinity: np.ndarray, obsolete: np.ndarray
 ) -> np.ndarray:
-    """Candidates by descending (topology, affinity, obsolete) tuple; ties put the larger name first."""
-    # index order is name order, so reversing the ascending sort reverses the name tie-break too
-    return indices[np.lexsort((obsolete[indices], affinity[indices], topology[indices]))[::-1]]
+    return topology[indices] * _TOPOLOGY_STEP + affinity[indices].astype(np.int64) * 2 + obsolete[indices]
+
+
+def _ordered(
+    indices: np.ndarray,
+    topology: np.ndarray,
+    affinity: np.ndarray,
+    obsolete: np.ndarray,
+    top: int | None = None,
+) -> np.ndarray:
+    """Candidates by descending (topology, affinity, obsolete) tuple; ties put the larger name first.
+
+    With `top`, only a prefix holding at least the best `top` is sorted (every tie at its edge kept).
+    """
+    keys = _tuple_keys(indices, topology, affinity, obsolete)
+    if top is not None and 0 < top < keys.size:
+        kept = keys >= np.partition(keys, keys.size - top)[keys.size - top]
+        indices, keys = indices[kept], keys[kept]
+    # index order is name order, so reversing a stable ascending sort reverses the name tie-break too
+    return indices[np.argsort(keys, kind="stable")[::-1]]
 
 
 def _best(
     indices: np.ndarray, topology: np.ndarray, affinity: np.ndarray, obsolete: np.ndarray
 ) -> np.ndarray:
     """The single best candidate: highest (topology, affinity, obsolete) tuple, then the larger name."""
-    for column in (topology, affinity, obsolete):
-        if indices.size <= 1:
-            break
-        values = column[indices]
-        indices = indices[values == values.max()]
-    return indices[-1:]
+    if indices.size == 0:
+        return indices
+    keys = _tuple_keys(indices, topology, affinity, obsolete)
+    last_maximum = keys.size - 1 - int(np.argmax(keys[::-1]))
+    return indices[last_maximum : last_maximum + 1]
 
 
 def _explain_final_cycle(

@@ -73,35 +73,51 @@ class TopologySpread:
             + [c for c in constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY]
         )
         self._size = len(inventory)
-        self._codes = [inventory.label(c.topology_key).codes for c in self.constraints]
         self._domains = [inventory.label(c.topology_key).domain_count for c in self.constraints]
+        # clusters without the label point at an extra, neutral last slot: never violated, score 0
+        self._codes = [
+            np.where(codes >= 0, codes, domains)
+            for codes, domains in zip(
+                (inventory.label(c.topology_key).codes for c in self.constraints), self._domains, strict=True
+            )
+        ]
         self._counts = [
-            np.bincount(codes[has_binding & (codes >= 0)], minlength=domains).astype(np.int64)
+            np.bincount(codes[has_binding & (codes < domains)], minlength=domains).astype(np.int64)
             for codes, domains in zip(self._codes, self._domains, strict=True)
         ]
+        # A cluster's verdict depends only on its domain under each constraint, so evaluate() works on the
+        # distinct domain combinations ("cells") and gathers per cluster once.
+        if len(self._codes) == 1:
+            self._cells = self._codes[0]
+            self._cell_domains = [np.arange(self._domains[0] + 1)]
+        else:
+            radix = np.cumprod([1] + [d + 1 for d in self._domains[:-1]])
+            mixed = sum(codes * np.int64(r) for codes, r in zip(self._codes, radix, strict=True))
+            combos, self._cells = np.unique(mixed, return_inverse=True)
+            self._cell_domains = [(combos // r) % (d + 1) for r, d in zip(radix, self._domains, strict=True)]
 
     def add_binding(self, index: int) -> None:
         """Count a new scheduled binding on the cluster at `index`."""
-        for codes, counts in zip(self._codes, self._counts, strict=True):
-            if codes[index] >= 0:
+        for codes, counts, domains in zip(self._codes, self._counts, self._domains, strict=True):
+            if codes[index] < domains:
                 counts[codes[index]] += 1
 
     def evaluate(self) -> tuple[np.ndarray, np.ndarray]:
-        """(index of the first violated DoNotSchedule constraint or -1, topology spread score) per cluster."""
-        violation = np.full(self._size, NO_VIOLATION, dtype=np.int64)
-        scores = np.zeros(self._size, dtype=np.int64)
+        """(index of the first violated DoNotSchedule constraint or -1, topology spread score) per cluster.
+
+        A cluster filtered out by an earlier DoNotSchedule constraint keeps that first violation (its
+        score no longer matters).
+        """
+        cells = self._cell_domains[0].size
+        violation = np.full(cells, NO_VIOLATION, dtype=np.int64)
+        scores = np.zeros(cells, dtype=np.int64)
         for position, constraint in enumerate(self.constraints):
-            codes = self._codes[position]
-            violated_by_domain, change_by_domain = skew_changes(self._counts[position], constraint.max_skew)
-            labelled = (codes >= 0) & (violation == NO_VIOLATION)
-            if not labelled.any():
-                continue
-            domain = np.where(labelled, codes, 0)
-            violated = labelled & violated_by_domain[domain]
-            fine = labelled & ~violated
+            violated, change = skew_changes(self._counts[position], constraint.max_skew)
+            domain = self._cell_domains[position]
+            violated, change = np.append(violated, False)[domain], np.append(change, 0)[domain]
             if constraint.when_unsatisfiable == DO_NOT_SCHEDULE:
-                violation[violated] = position
+                violation[violated & (violation == NO_VIOLATION)] = position
+                scores += np.where(violated, 0, SKEW_CHANGE_SCORE_FACTOR * change)
             else:
-                scores[violated] -= VIOLATION_PENALTY
-            scores[fine] += SKEW_CHANGE_SCORE_FACTOR * change_by_domain[domain[fine]]
-        return violation, scores
+                scores += np.where(violated, -VIOLATION_PENALTY, SKEW_CHANGE_SCORE_FACTOR * change)
+        return violation[self._cells], scores[self._cells]
