@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from placement.scheduler.errors import json_type
+
 OCM_GROUP = "cluster.open-cluster-management.io"
 FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
 FLEET_PLACEMENT_GROUP = "placement.kubernetes-fleet.io"
@@ -112,7 +114,7 @@ def shape_problems(document: Document) -> list[Problem]:
     """What makes a document unusable as a Kubernetes object at all (before any kind's schema)."""
     body = document.body
     if not isinstance(body, dict):
-        return [document.problem("", f"expected a Kubernetes object (a mapping), got {_json_type(body)}")]
+        return [document.problem("", f"expected a Kubernetes object (a mapping), got {json_type(body)}")]
     problems = [problem for key in ("apiVersion", "kind") if (problem := _type_field_problem(document, key))]
     metadata = body.get("metadata")
     if not isinstance(metadata, dict):
@@ -160,21 +162,4 @@ def _string_map_problems(document: Document, path: str, value: Any) -> list[Prob
 
 
 def _wrong_type(document: Document, path: str, expected: str, value: Any) -> Problem:
-    return document.problem(path, f"Invalid type: expected {expected}, got {_json_type(value)}")
-
-
-def _json_type(value: Any) -> str:
-    """The JSON type name of a decoded value, as the apiserver's decoder names it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return document.problem(path, f"Invalid type: expected {expected}, got {json_type(value)}")

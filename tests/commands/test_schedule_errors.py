@@ -70,7 +70,7 @@ def test_wrong_types_in_metadata_name_the_field(run_schedule, tmp_path: Path) ->
     lines = _problem_lines(run_schedule, "-f", str(path))
 
     assert lines == [
-        f"{path}: document 1: metadata.labels.replicas: Invalid type: expected string, got number",
+        f"{path}: document 1: metadata.labels.replicas: Invalid type: expected string, got integer",
     ]
 
 

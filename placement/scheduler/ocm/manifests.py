@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from placement.scheduler.errors import ManifestError
+from placement.scheduler.errors import ManifestError, json_type
 from placement.scheduler.labels import LabelSelector, Requirement, SelectorError, parse_label_selector
 from placement.scheduler.labels import parse_requirements as parse_label_requirements
 from placement.scheduler.ocm.decisions import parse_decision_strategy
@@ -78,23 +78,11 @@ def _typed(value: Any, kind: type[T], path: str, default: T) -> T:
         return default
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
         # the apiserver's structural-schema wording
-        found = _json_type(value)
+        found = json_type(value)
         raise ManifestError(
             path, f'Invalid value: "{found}": {path} in body must be of type {_TYPE_NAMES[kind]}: "{found}"'
         )
     return value
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 _TYPE_NAMES: dict[type, str] = {
