@@ -322,14 +322,16 @@ def _note(decision_name: str, verb: str, placement_name: str, namespace: str) ->
 
 def score_event_message(total_scores: Sequence[tuple[str, int]]) -> str:
     """`<name>:<total> ` per scored cluster (given in name order), cut with `......` past 1000 bytes."""
-    message = ""
+    items: list[str] = []
+    size = 0  # upstream compares Go byte lengths
     for name, total in total_scores:
         item = f"{name}:{total} "
-        # upstream compares Go byte lengths
-        if len(message.encode()) + len(item.encode()) > MAX_EVENT_MESSAGE_LENGTH:
-            return message + "......"
-        message += item
-    return message
+        item_size = len(item.encode())
+        if size + item_size > MAX_EVENT_MESSAGE_LENGTH:
+            return "".join(items) + "......"
+        items.append(item)
+        size += item_size
+    return "".join(items)
 
 
 def _status_patch_events(
