@@ -16,9 +16,8 @@ from inventory.demohub import discovery
 from inventory.demohub.faults import Fault, FaultInjector
 from inventory.demohub.patch import MERGE_PATCH
 from inventory.demohub.resources import BY_PATH, Resource
-from inventory.demohub.selectors import parse_selector_query
 from inventory.demohub.store import ApiError, ListPage, Store, bad_request
-from placement.scheduler.labels import SelectorError
+from placement.scheduler.labels import SelectorError, parse_selector_query
 
 logger = logging.getLogger(__name__)
 

@@ -201,3 +201,60 @@ def parse_optional_label_selector(raw: Any, field_path: str) -> LabelSelector | 
         return parse_label_selector(raw, field_path)
     except SelectorError as exc:
         raise ManifestError(exc.field, exc.message) from exc
+
+
+# --- kubectl's selector syntax (`a=b,c!=d,e in (f,g),h notin (i),j,!k`), as in `-l` and `?labelSelector=`
+
+_QUERY_KEY = r"[A-Za-z0-9][-A-Za-z0-9_./]*"
+_QUERY_SET = re.compile(rf"^({_QUERY_KEY})\s+(in|notin)\s*\((.*)\)$")
+_QUERY_EQUALITY = re.compile(rf"^({_QUERY_KEY})\s*(==|=|!=)\s*(.*)$")
+_QUERY_NOT_EXISTS = re.compile(rf"^!\s*({_QUERY_KEY})$")
+_QUERY_EXISTS = re.compile(rf"^({_QUERY_KEY})$")
+
+
+def _split_query_terms(text: str) -> list[str]:
+    """Split on commas that are not inside `( ... )` value sets."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def _query_requirement_checked(key: str, values: tuple[str, ...], operator: str) -> Requirement:
+    if (why := qualified_name_error(key)) is not None:
+        raise SelectorError("labelSelector", f"invalid key {key!r}: {why}")
+    for value in values:
+        if (why := label_value_error(value)) is not None:
+            raise SelectorError("labelSelector", f"invalid value {value!r}: {why}")
+    return Requirement(key, operator, values)
+
+
+def _query_requirement(term: str) -> Requirement:
+    if match := _QUERY_SET.match(term):
+        key, verb, raw_values = match.groups()
+        values = tuple(sorted({v.strip() for v in raw_values.split(",")}))
+        return _query_requirement_checked(key, values, IN if verb == "in" else NOT_IN)
+    if match := _QUERY_NOT_EXISTS.match(term):
+        return _query_requirement_checked(match.group(1), (), DOES_NOT_EXIST)
+    if match := _QUERY_EQUALITY.match(term):
+        key, operator, value = match.groups()
+        return _query_requirement_checked(key, (value.strip(),), NOT_IN if operator == "!=" else IN)
+    if match := _QUERY_EXISTS.match(term):
+        return _query_requirement_checked(match.group(1), (), EXISTS)
+    raise SelectorError("labelSelector", f"unable to parse requirement: {term!r}")
+
+
+def parse_selector_query(text: str | None) -> LabelSelector:
+    """Parse a `labelSelector` query parameter; empty or None selects everything."""
+    if not text or not text.strip():
+        return LabelSelector()
+    terms = [term.strip() for term in _split_query_terms(text)]
+    if any(not term for term in terms):
+        raise SelectorError("labelSelector", f"empty requirement in {text!r}")
+    return LabelSelector(match_expressions=tuple(_query_requirement(term) for term in terms))

@@ -2,7 +2,12 @@
 
 import pytest
 
-from placement.scheduler.labels import SelectorError, parse_label_selector, parse_requirements
+from placement.scheduler.labels import (
+    SelectorError,
+    parse_label_selector,
+    parse_requirements,
+    parse_selector_query,
+)
 
 
 def test_empty_selector_matches_everything() -> None:
@@ -74,3 +79,18 @@ def test_invalid_keys_and_values_are_rejected() -> None:
     with pytest.raises(SelectorError):
         parse_label_selector({"matchLabels": {"ok": "-bad-"}}, "s")
     assert parse_label_selector({"matchLabels": {"cluster.open-cluster-management.io/clusterset": "a"}})
+
+
+def test_selector_query_syntax_like_kubectl() -> None:
+    selector = parse_selector_query("region=us-west-1,vendor in (A, B),tier!=db,gpu,!spot")
+    assert selector.matches({"region": "us-west-1", "vendor": "B", "gpu": "1"})
+    assert not selector.matches({"region": "us-west-1", "vendor": "C", "gpu": "1"})
+    assert not selector.matches({"region": "us-west-1", "vendor": "A", "gpu": "1", "spot": "true"})
+    assert not selector.matches({"region": "us-west-1", "vendor": "A", "gpu": "1", "tier": "db"})
+    assert parse_selector_query("").is_empty
+
+
+@pytest.mark.parametrize("text", ["=x", "a,,b", "vendor in A", "bad key=x"])
+def test_selector_query_rejects_malformed_requirements(text: str) -> None:
+    with pytest.raises(SelectorError):
+        parse_selector_query(text)
