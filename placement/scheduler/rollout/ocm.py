@@ -39,7 +39,6 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _ATOI = re.compile(r"[+-]?[0-9]+")
 
 
-
 class RolloutStatus(StrEnum):
     """A cluster's rollout status (sdk-go `RolloutStatus`); any other value is judged like Progressing."""
 
@@ -422,14 +421,14 @@ def plan_rollout(
     `existing_statuses` holds one status per cluster that already has the workload. Raises RolloutError
     with the upstream text for an unknown type, a bad progressDeadline, maxFailures or maxConcurrency.
     """
+    planner = _PLANNERS.get(strategy.type)
+    if planner is None:
+        raise RolloutError(f"incorrect rollout strategy type {strategy.type}")
+    timeout = parse_timeout(strategy.progress_deadline)
     tracker = _DecisionGroups(groups)
-    if strategy.type == ALL:
-        return _plan_all(strategy, tracker, existing_statuses, now)
-    if strategy.type == PROGRESSIVE:
-        return _plan_progressive(strategy, tracker, existing_statuses, now)
-    if strategy.type == PROGRESSIVE_PER_GROUP:
-        return _plan_progressive_per_group(strategy, tracker, existing_statuses, now)
-    raise RolloutError(f"incorrect rollout strategy type {strategy.type}")
+    current, removed = _split_removed(tracker.besides(), existing_statuses)
+    result = planner(strategy, tracker, current, timeout, now)
+    return dataclasses.replace(result, clusters_removed=removed)
 
 
 def _split_removed(
@@ -444,34 +443,30 @@ def _split_removed(
 def _plan_all(
     strategy: RolloutStrategy,
     tracker: _DecisionGroups,
-    statuses: Sequence[ClusterRolloutStatus],
+    current: Sequence[ClusterRolloutStatus],
+    timeout: timedelta | None,
     now: datetime,
 ) -> RolloutResult:
-    timeout = parse_timeout(strategy.progress_deadline)
     groups = tracker.besides()
-    current, removed = _split_removed(groups, statuses)
     total = len(_clusters_of(groups))
     # upstream: All rolls out everywhere at once; minSuccessTime and maxFailures are ignored (spec §13.6)
-    result = _progressive_per_cluster(groups, total, total, timedelta(0), timeout, current, now)
-    return dataclasses.replace(result, clusters_removed=removed)
+    return _progressive_per_cluster(groups, total, total, timedelta(0), timeout, current, now)
 
 
 def _plan_progressive(
     strategy: RolloutStrategy,
     tracker: _DecisionGroups,
-    statuses: Sequence[ClusterRolloutStatus],
+    current: Sequence[ClusterRolloutStatus],
+    timeout: timedelta | None,
     now: datetime,
 ) -> RolloutResult:
-    timeout = parse_timeout(strategy.progress_deadline)
-    groups = tracker.besides()
-    current, removed = _split_removed(groups, statuses)
     try:
-        max_failures = calculate_rollout_size(strategy.max_failures, len(_clusters_of(groups)), 0)
+        max_failures = calculate_rollout_size(strategy.max_failures, len(_clusters_of(tracker.besides())), 0)
     except RolloutError as exc:
         raise RolloutError(f"failed to parse the provided maxFailures: {exc}") from exc
     mandatory = _mandatory_result(strategy, tracker, timeout, current, now)
     if mandatory is not None:
-        return dataclasses.replace(mandatory, clusters_removed=removed)
+        return mandatory
     rest = tracker.besides(strategy.mandatory_decision_groups)
     rest_total = len(_clusters_of(rest))
     try:
@@ -479,32 +474,36 @@ def _plan_progressive(
         rollout_size = calculate_rollout_size(strategy.max_concurrency, rest_total, rest_total)
     except RolloutError as exc:
         raise RolloutError(f"failed to parse the provided maxConcurrency: {exc}") from exc
-    result = _progressive_per_cluster(
+    return _progressive_per_cluster(
         rest, rollout_size, max_failures, strategy.min_success_time, timeout, current, now
     )
-    return dataclasses.replace(result, clusters_removed=removed)
 
 
 def _plan_progressive_per_group(
     strategy: RolloutStrategy,
     tracker: _DecisionGroups,
-    statuses: Sequence[ClusterRolloutStatus],
+    current: Sequence[ClusterRolloutStatus],
+    timeout: timedelta | None,
     now: datetime,
 ) -> RolloutResult:
-    timeout = parse_timeout(strategy.progress_deadline)
     try:
         _validate_threshold(strategy.max_failures)
     except RolloutError as exc:
         raise RolloutError(f"failed to parse the provided maxFailures: {exc}") from exc
-    current, removed = _split_removed(tracker.besides(), statuses)
     mandatory = _mandatory_result(strategy, tracker, timeout, current, now)
     if mandatory is not None:
-        return dataclasses.replace(mandatory, clusters_removed=removed)
+        return mandatory
     rest = tracker.besides(strategy.mandatory_decision_groups)
-    result = _progressive_per_group(
+    return _progressive_per_group(
         rest, strategy.max_failures, strategy.min_success_time, timeout, current, now
     )
-    return dataclasses.replace(result, clusters_removed=removed)
+
+
+_PLANNERS = {
+    ALL: _plan_all,
+    PROGRESSIVE: _plan_progressive,
+    PROGRESSIVE_PER_GROUP: _plan_progressive_per_group,
+}
 
 
 def _mandatory_result(
