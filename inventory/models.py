@@ -4,10 +4,12 @@ JSON columns hold the Kubernetes shapes unchanged (labels, claims, taints, quant
 so the scheduler adapters can read them back exactly as a hub serves them.
 """
 
+from typing import Any
+
 from django.db import models
 from django.utils import timezone
 
-from inventory import availability
+from inventory import availability, credentials
 
 
 class Hub(models.Model):
@@ -22,6 +24,15 @@ class Hub(models.Model):
     publish_namespace = models.CharField(max_length=253, blank=True)
     last_synced_at = models.DateTimeField(null=True, blank=True)
     last_sync_error = models.TextField(blank=True)
+    # Set only by a sync that listed every kind; stale rows show their age from it.
+    last_good_sync_at = models.DateTimeField(null=True, blank=True)
+    # A Fernet token of a JSON dict (inventory.credentials); never rendered, logged or sent to a task.
+    encrypted_credentials = models.TextField(blank=True)
+    # Compare-and-set lock so two syncs of one hub never overlap; expires if its worker dies.
+    sync_lock_until = models.DateTimeField(null=True, blank=True)
+    sync_lock_owner = models.CharField(max_length=64, blank=True)
+    # kind -> resourceVersion of its last complete list, where watches resume.
+    resource_versions = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -29,6 +40,65 @@ class Hub(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def credentials(self) -> dict[str, Any]:
+        """The decrypted credentials; only hub clients read them."""
+        return credentials.decrypt(self.encrypted_credentials)
+
+    def set_credentials(self, value: dict[str, Any]) -> None:
+        """Encrypt and keep `value` (token/ca_data/insecure or kubeconfig/context); the caller saves."""
+        self.encrypted_credentials = credentials.encrypt(value)
+
+    @property
+    def state(self) -> str:
+        """The sync state: "never" before the first sync, "failing" while the last one fails, else "ok"."""
+        if self.last_synced_at is None:
+            return "never"
+        return "failing" if self.last_sync_error else "ok"
+
+    @property
+    def kinds(self) -> list[str]:
+        return [name for name, served in (("OCM", self.serves_ocm), ("Fleet", self.serves_fleet)) if served]
+
+
+class SyncRun(models.Model):
+    """One sync of one hub; written page by page so the UI can show progress."""
+
+    class Trigger(models.TextChoices):
+        PERIODIC = "periodic"
+        MANUAL = "manual"
+        COMMAND = "command"
+        WATCH_RELIST = "watch-relist", "watch re-list"
+
+    class State(models.TextChoices):
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, related_name="sync_runs")
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.RUNNING)
+    pages = models.PositiveIntegerField(default=0)
+    added = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    # kind -> {"listed", "added", "updated", "removed"}, filled in as the pages arrive.
+    kinds = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["hub", "-started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.hub} {self.trigger} {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+    @property
+    def duration_seconds(self) -> float | None:
+        return (self.finished_at - self.started_at).total_seconds() if self.finished_at else None
 
 
 class HubObject(models.Model):
@@ -81,6 +151,11 @@ class ManagedCluster(HubObject):
     properties = models.JSONField(default=dict, blank=True)
     resource_usage = models.JSONField(default=dict, blank=True)
     agent_status = models.JSONField(default=list, blank=True)
+    # Denormalised for filtering and sorting: ",key1,key2," so icontains(",key,") matches one key.
+    taint_keys = models.CharField(max_length=2000, blank=True)
+    # Go's AsApproximateFloat64 of allocatable (Fleet: status.resourceUsage.allocatable).
+    cpu_allocatable = models.FloatField(null=True, blank=True)
+    memory_allocatable = models.FloatField(null=True, blank=True)
 
     objects = ManagedClusterQuerySet.as_manager()
 
@@ -91,7 +166,12 @@ class ManagedCluster(HubObject):
                 fields=["hub", "kind", "name"], name="managedcluster_unique_hub_kind_name"
             )
         ]
-        indexes = [models.Index(fields=["hub", "name"]), models.Index(fields=["hub", "uid"])]
+        indexes = [
+            models.Index(fields=["hub", "name"]),
+            models.Index(fields=["hub", "uid"]),
+            models.Index(fields=["availability"]),
+            models.Index(fields=["hub", "stale"]),
+        ]
 
     def label_chips(self, limit: int = 4) -> list[str]:
         """`key=value` for the first labels by key, for compact lists."""
@@ -147,3 +227,18 @@ class AddOnPlacementScore(HubObject):
             )
         ]
         indexes = [models.Index(fields=["hub", "name"])]
+
+
+class ClusterSetMembership(models.Model):
+    """An OCM ManagedCluster in a ManagedClusterSet, as the scheduler's set code computes it."""
+
+    cluster = models.ForeignKey(ManagedCluster, on_delete=models.CASCADE, related_name="memberships")
+    cluster_set = models.ForeignKey(ManagedClusterSet, on_delete=models.CASCADE, related_name="memberships")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "cluster_set"], name="clustersetmembership_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cluster} in {self.cluster_set}"

@@ -16,6 +16,7 @@ from django.utils.dateparse import parse_datetime
 from inventory import availability
 from inventory.models import AddOnPlacementScore, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
 from placement.scheduler.documents import Document
+from placement.scheduler.quantity import QuantityError, approx_float
 
 OCM_GROUP = "cluster.open-cluster-management.io"
 FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
@@ -46,6 +47,8 @@ def _common(manifest: Document) -> dict[str, Any]:
 def managed_cluster_row(manifest: Document) -> Row:
     obj = manifest.body
     conditions = field_value(obj, "status.conditions", list, [])
+    taints = field_value(obj, "spec.taints", list, [])
+    allocatable = field_value(obj, "status.allocatable", dict, {})
     return Row(
         ManagedCluster,
         {"kind": ManagedCluster.Kind.MANAGED_CLUSTER, "name": manifest.name},
@@ -53,8 +56,8 @@ def managed_cluster_row(manifest: Document) -> Row:
         | {
             "labels": field_value(obj, "metadata.labels", dict, {}),
             "claims": field_value(obj, "status.clusterClaims", list, []),
-            "taints": field_value(obj, "spec.taints", list, []),
-            "allocatable": field_value(obj, "status.allocatable", dict, {}),
+            "taints": taints,
+            "allocatable": allocatable,
             "capacity": field_value(obj, "status.capacity", dict, {}),
             "conditions": conditions,
             "availability": availability.managed_cluster_availability(
@@ -62,22 +65,25 @@ def managed_cluster_row(manifest: Document) -> Row:
             ),
             "deletion_timestamp": field_time(obj, "metadata.deletionTimestamp"),
             "stale": False,
-        },
+        }
+        | filter_columns(taints, allocatable, "spec.taints", "status.allocatable"),
     )
 
 
 def member_cluster_row(manifest: Document) -> Row:
     obj = manifest.body
     agent_status = field_value(obj, "status.agentStatus", list, [])
+    taints = field_value(obj, "spec.taints", list, [])
+    allocatable = field_value(obj, "status.resourceUsage.allocatable", dict, {})
     return Row(
         ManagedCluster,
         {"kind": ManagedCluster.Kind.MEMBER_CLUSTER, "name": manifest.name},
         _common(manifest)
         | {
             "labels": field_value(obj, "metadata.labels", dict, {}),
-            "taints": field_value(obj, "spec.taints", list, []),
+            "taints": taints,
             # Mirrored into the OCM columns so lists show cpu/memory the same way for both kinds.
-            "allocatable": field_value(obj, "status.resourceUsage.allocatable", dict, {}),
+            "allocatable": allocatable,
             "capacity": field_value(obj, "status.resourceUsage.capacity", dict, {}),
             "conditions": field_value(obj, "status.conditions", list, []),
             "properties": field_value(obj, "status.properties", dict, {}),
@@ -88,8 +94,32 @@ def member_cluster_row(manifest: Document) -> Row:
             ),
             "deletion_timestamp": field_time(obj, "metadata.deletionTimestamp"),
             "stale": False,
-        },
+        }
+        | filter_columns(taints, allocatable, "spec.taints", "status.resourceUsage.allocatable"),
     )
+
+
+def filter_columns(
+    taints: list[Any], allocatable: dict[str, Any], taints_path: str, allocatable_path: str
+) -> dict[str, Any]:
+    """The denormalised columns lists filter and sort on: taint keys and cpu/memory as floats."""
+    keys = [field_value(taint, "key", str, "") for taint in _mappings(taints, taints_path)]
+    return {
+        "taint_keys": f",{','.join(keys)}," if keys else "",
+        "cpu_allocatable": _approx_quantity(allocatable, "cpu", allocatable_path),
+        "memory_allocatable": _approx_quantity(allocatable, "memory", allocatable_path),
+    }
+
+
+def _approx_quantity(resources: dict[str, Any], name: str, path: str) -> float | None:
+    """Go's AsApproximateFloat64 of a Kubernetes quantity, the scheduler's own conversion."""
+    value = resources.get(name)
+    if value is None:
+        return None
+    try:
+        return approx_float(value)
+    except (QuantityError, TypeError):
+        raise InvalidManifest(f"{path}.{name}: {value!r} is not a quantity") from None
 
 
 def managed_cluster_set_row(manifest: Document) -> Row:

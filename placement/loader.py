@@ -7,11 +7,19 @@ input for the offline `schedule` command.
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
-from inventory.models import Hub
+from inventory import memberships
+from inventory.models import (
+    AddOnPlacementScore,
+    Hub,
+    ManagedCluster,
+    ManagedClusterSet,
+    ManagedClusterSetBinding,
+)
 from inventory.objects import (
     FLEET_CLUSTER_GROUP,
     OCM_GROUP,
@@ -36,20 +44,41 @@ from placement.scheduler.documents import Document
 
 @dataclass(frozen=True)
 class KindHandler:
+    """How one hub kind is stored: its row builder, its model, and the rows of the model it owns."""
+
     to_row: Callable[[Document], Row]
+    model: type[models.Model]
     namespaced: bool = False
+    # Lookup fields shared by every row of the kind (two kinds share the ManagedCluster table).
+    scope: dict[str, Any] = field(default_factory=dict)
 
 
 KINDS: dict[tuple[str, str], KindHandler] = {
-    (OCM_GROUP, "ManagedCluster"): KindHandler(managed_cluster_row),
-    (OCM_GROUP, "ManagedClusterSet"): KindHandler(managed_cluster_set_row),
-    (OCM_GROUP, "ManagedClusterSetBinding"): KindHandler(managed_cluster_set_binding_row, namespaced=True),
-    (OCM_GROUP, "AddOnPlacementScore"): KindHandler(addon_placement_score_row, namespaced=True),
-    (FLEET_CLUSTER_GROUP, "MemberCluster"): KindHandler(member_cluster_row),
-    (OCM_GROUP, "Placement"): KindHandler(placement_row, namespaced=True),
-    (OCM_GROUP, "PlacementDecision"): KindHandler(placement_decision_row, namespaced=True),
-    (FLEET_PLACEMENT_GROUP, "ClusterResourcePlacement"): KindHandler(cluster_resource_placement_row),
-    (FLEET_PLACEMENT_GROUP, "ClusterResourceBinding"): KindHandler(cluster_resource_binding_row),
+    (OCM_GROUP, "ManagedCluster"): KindHandler(
+        managed_cluster_row, ManagedCluster, scope={"kind": ManagedCluster.Kind.MANAGED_CLUSTER}
+    ),
+    (OCM_GROUP, "ManagedClusterSet"): KindHandler(managed_cluster_set_row, ManagedClusterSet),
+    (OCM_GROUP, "ManagedClusterSetBinding"): KindHandler(
+        managed_cluster_set_binding_row, ManagedClusterSetBinding, namespaced=True
+    ),
+    (OCM_GROUP, "AddOnPlacementScore"): KindHandler(
+        addon_placement_score_row, AddOnPlacementScore, namespaced=True
+    ),
+    (FLEET_CLUSTER_GROUP, "MemberCluster"): KindHandler(
+        member_cluster_row, ManagedCluster, scope={"kind": ManagedCluster.Kind.MEMBER_CLUSTER}
+    ),
+    (OCM_GROUP, "Placement"): KindHandler(
+        placement_row, Placement, namespaced=True, scope={"kind": Placement.Kind.PLACEMENT}
+    ),
+    (OCM_GROUP, "PlacementDecision"): KindHandler(placement_decision_row, PlacementDecision, namespaced=True),
+    (FLEET_PLACEMENT_GROUP, "ClusterResourcePlacement"): KindHandler(
+        cluster_resource_placement_row,
+        Placement,
+        scope={"kind": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT},
+    ),
+    (FLEET_PLACEMENT_GROUP, "ClusterResourceBinding"): KindHandler(
+        cluster_resource_binding_row, ClusterResourceBinding
+    ),
 }
 
 
@@ -95,24 +124,27 @@ def load(hub_name: str, server_url: str, rows: Iterable[Row]) -> LoadReport:
     report = LoadReport(hub=hub)
     for row in rows:
         values = dict(row.values)
-        if row.model is PlacementDecision:
-            values["placement"] = _parent(
-                hub, Placement.Kind.PLACEMENT, row.lookup["namespace"], values, PLACEMENT_LABEL
-            )
-        elif row.model is ClusterResourceBinding:
-            values["placement"] = _parent(
-                hub, Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "", values, CRP_LABEL
-            )
+        if row.model in (PlacementDecision, ClusterResourceBinding):
+            key = parent_key(row)
+            values["placement"] = key and Placement.objects.filter(
+                hub=hub, kind=key[0], namespace=key[1], name=key[2]
+            ).first()
         _, created = row.model.objects.update_or_create(hub=hub, **row.lookup, defaults=values)
         (report.created if created else report.updated)[row.model.__name__] += 1
-    hub.last_synced_at = timezone.now()
+    memberships.rebuild(hub)
+    hub.last_synced_at = hub.last_good_sync_at = timezone.now()
     hub.last_sync_error = ""
-    hub.save(update_fields=["last_synced_at", "last_sync_error"])
+    hub.save(update_fields=["last_synced_at", "last_good_sync_at", "last_sync_error"])
     return report
 
 
-def _parent(hub: Hub, kind: str, namespace: str, values: dict[str, object], label: str) -> Placement | None:
-    name = values["labels"].get(label)  # type: ignore[attr-defined]
-    if not name:
+def parent_key(row: Row) -> tuple[str, str, str] | None:
+    """(kind, namespace, name) of the placement a decision or binding belongs to, from its label."""
+    if row.model is PlacementDecision:
+        kind, namespace, label = Placement.Kind.PLACEMENT, row.lookup["namespace"], PLACEMENT_LABEL
+    elif row.model is ClusterResourceBinding:
+        kind, namespace, label = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "", CRP_LABEL
+    else:
         return None
-    return Placement.objects.filter(hub=hub, kind=kind, namespace=namespace, name=name).first()
+    name = row.values["labels"].get(label)
+    return (kind, namespace, name) if name else None

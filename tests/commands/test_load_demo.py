@@ -36,7 +36,7 @@ MODELS = (
 
 def snapshot() -> dict[str, list[tuple]]:
     """Every row of every loaded model, minus the timestamps a reload refreshes."""
-    volatile = {"synced_at", "last_synced_at", "updated"}
+    volatile = {"synced_at", "last_synced_at", "last_good_sync_at", "updated"}
     return {
         model.__name__: sorted(
             tuple(sorted((k, repr(v)) for k, v in row.items() if k not in volatile))
@@ -52,9 +52,9 @@ def run(*args: str) -> tuple[str, str]:
     return out.getvalue(), err.getvalue()
 
 
-def test_loads_the_demo_fleet_as_hub_demo() -> None:
+def test_loads_the_demo_fleet_as_hub_manifests() -> None:
     out, _ = run()
-    hub = Hub.objects.get(name="demo")
+    hub = Hub.objects.get(name="manifests")
     assert hub.server_url == "http://127.0.0.1:8001"
     assert hub.last_synced_at is not None
     assert ManagedCluster.objects.filter(kind="ManagedCluster").count() == 12
@@ -64,6 +64,15 @@ def test_loads_the_demo_fleet_as_hub_demo() -> None:
     assert Placement.objects.filter(kind="ClusterResourcePlacement").count() == 2
     assert PlacementDecision.objects.get(name="frontend-decision-1").placement.name == "frontend"
     assert "Loaded" in out
+
+
+def test_hub_option_names_the_hub_and_bad_names_exit_2() -> None:
+    run("--hub", "offline-fleet")
+    assert set(Hub.objects.values_list("name", flat=True)) == {"offline-fleet"}
+    assert ManagedCluster.objects.filter(hub__name="offline-fleet", kind="ManagedCluster").count() == 12
+    with pytest.raises(CommandError, match="--hub 'no good'") as error:
+        run("--hub", "no good")
+    assert error.value.returncode == 2
 
 
 def test_loaded_fields_keep_the_kubernetes_shapes() -> None:
