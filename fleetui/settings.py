@@ -21,6 +21,8 @@ SECRET_KEY = secret_key(env_str("SECRET_KEY"), debug=DEBUG, testing=TESTING)
 SECRET_KEY_CONFIGURED = bool(SECRET_KEY)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Encrypts hub credentials at rest (inventory.credentials); a dev default only with DEBUG or tests.
+FLEETUI_CREDENTIALS_KEY = env_str("FLEETUI_CREDENTIALS_KEY")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -30,6 +32,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "fleetui",
@@ -97,7 +100,12 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    # Browsers use the session (with CSRF); scripts use `Authorization: Token <key>` (drf_create_token).
+    # Token first: anonymous API calls then answer 401 with `WWW-Authenticate: Token`, not 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
@@ -124,6 +132,14 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 30 * 60)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Seconds a hub may stay silent within one answer (a list page, a watch chunk) before the request fails.
+HUB_REQUEST_TIMEOUT = env_int("HUB_REQUEST_TIMEOUT", 60)
+# Periodic hub syncs: every 15 s beat enqueues the hubs whose own sync_interval_seconds has passed.
+CELERY_BEAT_SCHEDULE = {
+    "sync-due-hubs": {"task": "inventory.tasks.sync_due_hubs", "schedule": 15.0},
+}
+# acks_late tasks (the hub sync) are re-delivered if a worker dies; one task at a time per process.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
 LOGGING = {
     "version": 1,

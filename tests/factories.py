@@ -3,8 +3,18 @@
 import factory
 from django.contrib.auth import get_user_model
 
-from inventory.models import Hub, ManagedCluster
-from placement.models import Placement
+from inventory.demohub import DemoHub
+from inventory.models import (
+    AddOnPlacementScore,
+    ClusterSetMembership,
+    Hub,
+    ManagedCluster,
+    ManagedClusterSet,
+    ManagedClusterSetBinding,
+    SyncRun,
+)
+from inventory.sync import sync_hub
+from placement.models import ClusterResourceBinding, Placement, PlacementDecision
 
 PASSWORD = "correct-horse-battery"
 
@@ -49,3 +59,104 @@ class PlacementFactory(factory.django.DjangoModelFactory):
     namespace = "default"
     name = factory.Sequence(lambda n: f"placement-{n}")
     spec = factory.LazyFunction(lambda: {"numberOfClusters": 2})
+
+
+class DemoHubRowFactory(HubFactory):
+    """A Hub row pointing at a running DemoHub (pass server_url=demo_hub.url); any token is accepted."""
+
+    class Meta:
+        skip_postgeneration_save = True
+
+    serves_fleet = True
+
+    @factory.post_generation
+    def token(hub: Hub, create: bool, extracted: str | None, **kwargs: object) -> None:
+        hub.set_credentials({"token": extracted or "demo-token"})
+        if create:
+            hub.save(update_fields=["encrypted_credentials"])
+
+
+class ManagedClusterSetFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ManagedClusterSet
+
+    hub = factory.SubFactory(HubFactory)
+    name = factory.Sequence(lambda n: f"set-{n}")
+
+
+class ClusterSetMembershipFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ClusterSetMembership
+
+    cluster_set = factory.SubFactory(ManagedClusterSetFactory)
+    cluster = factory.SubFactory(ManagedClusterFactory, hub=factory.SelfAttribute("..cluster_set.hub"))
+
+
+class ManagedClusterSetBindingFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ManagedClusterSetBinding
+
+    hub = factory.SubFactory(HubFactory)
+    namespace = "default"
+    name = factory.Sequence(lambda n: f"set-{n}")
+    cluster_set = factory.SelfAttribute("name")
+
+
+class AddOnPlacementScoreFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = AddOnPlacementScore
+
+    hub = factory.SubFactory(HubFactory)
+    namespace = factory.Sequence(lambda n: f"cluster-{n:04d}")
+    name = "resource-usage-score"
+    scores = factory.LazyFunction(lambda: [{"name": "cpuAvailable", "value": 66}])
+
+
+class PlacementDecisionFactory(factory.django.DjangoModelFactory):
+    """`clusters=[names]` fills status.decisions."""
+
+    class Meta:
+        model = PlacementDecision
+
+    class Params:
+        clusters: list[str] = []
+
+    placement = factory.SubFactory(PlacementFactory)
+    hub = factory.SelfAttribute("placement.hub")
+    namespace = factory.SelfAttribute("placement.namespace")
+    name = factory.LazyAttribute(lambda d: f"{d.placement.name}-decision-1")
+    decisions = factory.LazyAttribute(lambda d: [{"clusterName": name, "reason": ""} for name in d.clusters])
+
+
+class ClusterResourceBindingFactory(factory.django.DjangoModelFactory):
+    """`target` names the MemberCluster; `state` is Scheduled, Bound or Unscheduled."""
+
+    class Meta:
+        model = ClusterResourceBinding
+
+    class Params:
+        target = "member-1"
+        state = "Bound"
+
+    placement = factory.SubFactory(
+        PlacementFactory, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, namespace=""
+    )
+    hub = factory.SelfAttribute("placement.hub")
+    name = factory.LazyAttribute(lambda b: f"{b.placement.name}-{b.target}")
+    spec = factory.LazyAttribute(lambda b: {"targetCluster": b.target, "state": b.state})
+
+
+class SyncRunFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = SyncRun
+
+    hub = factory.SubFactory(HubFactory)
+    trigger = SyncRun.Trigger.MANUAL
+    state = SyncRun.State.SUCCEEDED
+
+
+def synced_demo_hub_row(demo_hub: DemoHub) -> Hub:
+    """Hub "demo" for a running DemoHub, synced once (the starting point of sync, watch and hook tests)."""
+    hub = DemoHubRowFactory(name="demo", server_url=demo_hub.url)
+    sync_hub(hub, trigger="command")
+    return hub

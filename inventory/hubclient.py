@@ -1,0 +1,219 @@
+"""The hub's Kubernetes API through the official client: the only module that imports `kubernetes`.
+
+One `HubClient` (one `ApiClient`) per hub, built from its server URL and decrypted credentials.
+Errors are classified once here: `TransientHubError` is worth retrying, `HubError` is not.
+"""
+
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Self
+
+import urllib3
+import yaml
+from django.conf import settings
+from kubernetes import client, config, watch
+from kubernetes.config.config_exception import ConfigException
+
+from inventory.credentials import CredentialsError
+from inventory.models import Hub
+
+OCM_GROUP = "cluster.open-cluster-management.io"
+FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
+FLEET_PLACEMENT_GROUP = "placement.kubernetes-fleet.io"
+# Seconds to connect; reading waits settings.HUB_REQUEST_TIMEOUT between bytes of an answer.
+CONNECT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+    fleet: bool = False
+
+
+# In sync order: sets before clusters (memberships), placements before their decisions and bindings.
+KINDS: tuple[Kind, ...] = (
+    Kind("ManagedClusterSet", OCM_GROUP, "v1beta2", "managedclustersets", namespaced=False),
+    Kind("ManagedCluster", OCM_GROUP, "v1", "managedclusters", namespaced=False),
+    Kind("ManagedClusterSetBinding", OCM_GROUP, "v1beta2", "managedclustersetbindings", namespaced=True),
+    Kind("AddOnPlacementScore", OCM_GROUP, "v1alpha1", "addonplacementscores", namespaced=True),
+    Kind("Placement", OCM_GROUP, "v1beta1", "placements", namespaced=True),
+    Kind("PlacementDecision", OCM_GROUP, "v1beta1", "placementdecisions", namespaced=True),
+    *(
+        Kind(name, group, "v1beta1", plural, namespaced=False, fleet=True)
+        for name, group, plural in (
+            ("MemberCluster", FLEET_CLUSTER_GROUP, "memberclusters"),
+            ("ClusterResourcePlacement", FLEET_PLACEMENT_GROUP, "clusterresourceplacements"),
+            ("ClusterResourceBinding", FLEET_PLACEMENT_GROUP, "clusterresourcebindings"),
+        )
+    ),
+)
+KINDS_BY_NAME = {kind.name: kind for kind in KINDS}
+
+
+def served_kinds(hub: Hub) -> list[Kind]:
+    return [kind for kind in KINDS if (hub.serves_fleet if kind.fleet else hub.serves_ocm)]
+
+
+class HubError(Exception):
+    """The hub refused or cannot be used (401/403/404/other 4xx, bad credentials); retrying will not help."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class TransientHubError(HubError):
+    """Connection error, timeout, 429 or 5xx: worth retrying later."""
+
+
+class GoneError(HubError):
+    """410 Gone: the resourceVersion or continue token expired; list again from the start."""
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[dict[str, Any]]
+    continue_token: str
+    resource_version: str
+
+
+def classify(exc: Exception, what: str) -> HubError:
+    """The HubError subclass for an exception raised by the client or urllib3."""
+    if isinstance(exc, client.ApiException):
+        status = exc.status or 0
+        message = f"{what}: HTTP {status} {exc.reason or ''}".rstrip()
+        if status == 410:
+            return GoneError(message, status)
+        if status == 429 or status >= 500 or status == 0:
+            return TransientHubError(message, status)
+        return HubError(message, status)
+    if isinstance(exc, urllib3.exceptions.HTTPError | OSError):
+        return TransientHubError(f"{what}: {type(exc).__name__}: {exc}")
+    return HubError(f"{what}: {exc}")
+
+
+def _configuration() -> client.Configuration:
+    configuration = client.Configuration()
+    # urllib3 would retry 429/5xx on its own (read when the ApiClient is made); the sync task decides.
+    configuration.retries = False
+    return configuration
+
+
+class HubClient:
+    """A typed slice of the hub's API: paged lists and watches of the kinds in `KINDS`."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        read = float(settings.HUB_REQUEST_TIMEOUT)
+        self.timeout = (min(CONNECT_TIMEOUT, read), read)
+        self._temp_files: list[str] = []
+        try:
+            self.api_client = self._api_client(hub.credentials)
+        except (CredentialsError, ConfigException, yaml.YAMLError, ValueError, KeyError) as exc:
+            self.close()
+            raise HubError(f"hub {hub.name}: unusable credentials: {exc}") from None
+        self.api = client.CustomObjectsApi(self.api_client)
+
+    @property
+    def host(self) -> str:
+        """The server URL the client talks to (from the kubeconfig when the hub has none)."""
+        return self.api_client.configuration.host
+
+    def _api_client(self, credentials: dict[str, Any]) -> client.ApiClient:
+        if "kubeconfig" in credentials:
+            configuration = _configuration()
+            api_client = config.new_client_from_config_dict(
+                yaml.safe_load(credentials["kubeconfig"]),
+                context=credentials.get("context") or None,
+                persist_config=False,
+                client_configuration=configuration,
+            )
+            if self.hub.server_url:
+                configuration.host = self.hub.server_url.rstrip("/")
+            return api_client
+        configuration = _configuration()
+        configuration.host = self.hub.server_url.rstrip("/")
+        if credentials.get("token"):
+            configuration.api_key = {"authorization": credentials["token"]}
+            configuration.api_key_prefix = {"authorization": "Bearer"}
+        if credentials.get("ca_data"):
+            configuration.ssl_ca_cert = self._temp_file(credentials["ca_data"])
+        configuration.verify_ssl = not credentials.get("insecure", False)
+        return client.ApiClient(configuration)
+
+    def _temp_file(self, content: str) -> str:
+        """The client reads CA bundles from files; removed again by close()."""
+        handle, path = tempfile.mkstemp(prefix="fleetui-ca-", suffix=".pem")
+        with os.fdopen(handle, "w") as file:
+            file.write(content)
+        self._temp_files.append(path)
+        return path
+
+    def list_page(self, kind: Kind, continue_token: str = "", limit: int = 500) -> Page:
+        """One page of a cluster-wide list (every namespace for namespaced kinds)."""
+        try:
+            body = self.api.list_cluster_custom_object(
+                kind.group,
+                kind.version,
+                kind.plural,
+                limit=limit,
+                _continue=continue_token or None,
+                _request_timeout=self.timeout,
+            )
+        except Exception as exc:  # noqa: BLE001 - every client failure is classified, none escapes raw
+            raise classify(exc, f"hub {self.hub.name}: list {kind.plural}") from exc
+        metadata = body.get("metadata") or {}
+        return Page(
+            body.get("items") or [], metadata.get("continue") or "", metadata.get("resourceVersion") or ""
+        )
+
+    def watch(self, kind: Kind, resource_version: str, timeout_seconds: int = 60) -> Iterator[dict[str, Any]]:
+        """Events {type, object} from `resource_version` until the server ends the watch.
+
+        BOOKMARK events are passed on (their object carries only the resourceVersion); a 410 Gone
+        raises GoneError. Closing the iterator closes the connection.
+        """
+        watcher = watch.Watch()
+        stream = watcher.stream(
+            self.api.list_cluster_custom_object,
+            kind.group,
+            kind.version,
+            kind.plural,
+            resource_version=resource_version,
+            allow_watch_bookmarks=True,
+            timeout_seconds=timeout_seconds,
+            _request_timeout=(self.timeout[0], timeout_seconds + self.timeout[1]),
+        )
+        try:
+            for event in stream:
+                yield {"type": event["type"], "object": event["raw_object"]}
+        except GeneratorExit:
+            raise
+        except Exception as exc:  # noqa: BLE001 - classified like list errors
+            raise classify(exc, f"hub {self.hub.name}: watch {kind.plural}") from exc
+        finally:
+            watcher.stop()
+            stream.close()
+
+    def close(self) -> None:
+        api_client = getattr(self, "api_client", None)
+        if api_client is not None:
+            api_client.close()
+        for path in self._temp_files:
+            os.unlink(path)
+        self._temp_files.clear()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()

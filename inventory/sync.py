@@ -1,0 +1,298 @@
+"""Mirror a hub into the database: paged lists, bulk upserts, deletions only after complete lists.
+
+`sync_hub` is the full re-list (Celery task, `sync_hubs`, a watch's re-list after 410 Gone);
+`apply_event` is the single-object path a watch event takes. Both write through `KindRows`.
+"""
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.db import models, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from inventory import changes, memberships
+from inventory.hubclient import GoneError, HubClient, HubError, Kind, served_kinds
+from inventory.models import Hub, ManagedCluster, ManagedClusterSet, SyncRun
+from inventory.objects import InvalidManifest, Row
+from placement import loader
+from placement.models import Placement
+from placement.scheduler.documents import Document
+
+logger = logging.getLogger(__name__)
+
+PAGE_LIMIT = 500
+BATCH = 500
+# A continue token that expires mid-list (410 Gone) restarts that kind's list this often.
+GONE_RESTARTS = 3
+# Written on every write but not a difference between the hub and the row.
+UNCOMPARED = {"synced_at", "stale"}
+
+
+class SyncFailed(HubError):
+    """A sync that failed; `sync_run` is the failed SyncRun, `cause` the hub error."""
+
+    def __init__(self, cause: HubError, sync_run: SyncRun) -> None:
+        super().__init__(str(cause), cause.status)
+        self.cause = cause
+        self.sync_run = sync_run
+
+
+Record = dict[str, Any]
+OCM_CLUSTER = ManagedCluster.Kind.MANAGED_CLUSTER
+
+
+def _key(lookup: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted(lookup.items()))
+
+
+class KindRows:
+    """The stored rows of one kind of one hub: upsert objects in bulk, delete what vanished."""
+
+    def __init__(self, hub: Hub, kind: Kind, log: changes.ChangeLog) -> None:
+        self.hub, self.kind, self.log = hub, kind, log
+        self.handler = loader.KINDS[(kind.group, kind.name)]
+        self.model: type[models.Model] = self.handler.model
+        self.rows = self.model.objects.filter(hub=hub, **self.handler.scope)
+        self.has_uid = any(f.name == "uid" for f in self.model._meta.concrete_fields)
+        self.seen: set[int] = set()
+        self.listed = 0
+
+    def _to_rows(self, objects: Iterable[dict[str, Any]]) -> list[Row]:
+        """Rows keyed by their lookup (a repeated object keeps its last copy); bad objects are skipped."""
+        rows: dict[tuple[Any, ...], Row] = {}
+        for number, obj in enumerate(objects, start=1):
+            document = Document(f"hub {self.hub.name} {self.kind.name}", number, obj)
+            try:
+                if self.handler.namespaced and not document.namespace:
+                    raise InvalidManifest("metadata.namespace: missing")
+                row = self.handler.to_row(document)
+            except (InvalidManifest, KeyError, TypeError) as exc:
+                logger.warning("hub %s: skipped %s %s: %s", self.hub.name, self.kind.name, _name(obj), exc)
+                continue
+            rows[_key(row.lookup)] = row
+        return self._with_parents(list(rows.values()))
+
+    def _with_parents(self, rows: list[Row]) -> list[Row]:
+        """Decisions and Fleet bindings point at their placement row (by label), resolved in one query."""
+        if not any(f.name == "placement" for f in self.model._meta.concrete_fields):
+            return rows
+        keys = [loader.parent_key(row) for row in rows]
+        found = Placement.objects.filter(hub=self.hub, name__in={key[2] for key in keys if key}).values_list(
+            "pk", "kind", "namespace", "name"
+        )
+        parents = {(kind, namespace, name): pk for pk, kind, namespace, name in found}
+        return [
+            Row(row.model, row.lookup, row.values | {"placement_id": parents.get(key) if key else None})
+            for row, key in zip(rows, keys, strict=True)
+        ]
+
+    def _stored(self, rows: list[Row]) -> tuple[dict[str, Record], dict[tuple[Any, ...], Record]]:
+        """Stored records of these objects, by uid and by lookup."""
+        fields = ["pk", *rows[0].lookup, *(f for f in rows[0].values if f not in UNCOMPARED)]
+        match = Q(name__in={row.lookup["name"] for row in rows})
+        uids = {row.values.get("uid") for row in rows} - {None, ""}
+        if self.has_uid and uids:
+            match |= Q(uid__in=uids)
+            fields.append("uid")
+        records = list(self.rows.filter(match).values(*dict.fromkeys(fields)))
+        by_uid = {r["uid"]: r for r in records if r.get("uid")}
+        by_key = {_key({k: r[k] for k in rows[0].lookup}): r for r in records}
+        return by_uid, by_key
+
+    def upsert(self, objects: Iterable[dict[str, Any]]) -> tuple[int, int]:
+        """Create or update the rows of `objects`; answers (added, updated). Unchanged rows stay as is."""
+        rows = self._to_rows(objects)
+        self.listed += len(rows)
+        if not rows:
+            return 0, 0
+        by_uid, by_key = self._stored(rows)
+        create, update = [], []
+        for row in rows:
+            record = by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
+            if record is None:
+                create.append(self.model(hub=self.hub, **row.lookup, **row.values))
+                self.log.record(None, create[-1])
+                continue
+            self.seen.add(record["pk"])
+            if any(record[f] != value for f, value in row.values.items() if f not in UNCOMPARED):
+                update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
+                self.log.record(self.model(hub=self.hub, **record), update[-1])
+        fields = [*rows[0].lookup, *rows[0].values]
+        with transaction.atomic():
+            self.model.objects.bulk_create(create, batch_size=BATCH)
+            self.model.objects.bulk_update(update, fields, batch_size=BATCH)
+        self.seen.update(instance.pk for instance in create)
+        return len(create), len(update)
+
+    def delete(self, objects: Iterable[dict[str, Any]]) -> int:
+        """Delete the rows of `objects` (a watch's DELETED events)."""
+        rows = self._to_rows(objects)
+        if not rows:
+            return 0
+        by_uid, by_key = self._stored(rows)
+        pks = [
+            record["pk"]
+            for row in rows
+            if (record := by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup)))
+        ]
+        return self._delete(pks)
+
+    def delete_unseen(self) -> int:
+        """Delete the rows no list returned; only call after every list of the sync completed."""
+        return self._delete([pk for pk in self.rows.values_list("pk", flat=True) if pk not in self.seen])
+
+    def _delete(self, pks: list[int]) -> int:
+        with transaction.atomic():
+            for start in range(0, len(pks), BATCH):
+                chunk = self.model.objects.filter(pk__in=pks[start : start + BATCH])
+                for old in chunk:
+                    self.log.record(old, None)
+                chunk.delete()
+        return len(pks)
+
+    def restart(self) -> None:
+        """A list starting over (410 Gone): only what the new list returns counts as seen."""
+        self.seen.clear()
+        self.listed = 0
+
+
+def _name(obj: Any) -> str:
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(metadata, dict):
+        return "<no metadata>"
+    namespace = metadata.get("namespace")
+    return f"{namespace}/{metadata.get('name')}" if namespace else str(metadata.get("name"))
+
+
+def _list_kind(
+    client: HubClient, table: KindRows, run: SyncRun, page_limit: int, heartbeat: Callable[[], None]
+) -> str:
+    """List every page of one kind into `table`; answers the list's resourceVersion."""
+    for attempt in range(1, GONE_RESTARTS + 1):
+        table.restart()
+        counts = run.kinds.setdefault(table.kind.name, {"listed": 0, "added": 0, "updated": 0, "removed": 0})
+        counts["listed"] = 0
+        token, resource_version = "", ""
+        try:
+            while True:
+                page = client.list_page(table.kind, token, page_limit)
+                resource_version = resource_version or page.resource_version
+                added, updated = table.upsert(page.items)
+                _count_page(run, counts, table.listed, added, updated)
+                heartbeat()
+                token = page.continue_token
+                if not token:
+                    return resource_version
+        except GoneError:
+            if attempt == GONE_RESTARTS:
+                raise
+            logger.info("hub %s: %s list expired (410 Gone); listing again", table.hub.name, table.kind.name)
+    raise AssertionError("unreachable")
+
+
+def _count_page(run: SyncRun, counts: dict[str, int], listed: int, added: int, updated: int) -> None:
+    """Committed per page so the UI can show progress while the sync runs."""
+    counts["listed"] = listed
+    counts["added"] += added
+    counts["updated"] += updated
+    run.pages += 1
+    run.added += added
+    run.updated += updated
+    run.save(update_fields=["pages", "added", "updated", "kinds"])
+
+
+def sync_hub(
+    hub: Hub,
+    *,
+    trigger: str,
+    heartbeat: Callable[[], None] = lambda: None,
+    page_limit: int = PAGE_LIMIT,
+) -> SyncRun:
+    """List every kind the hub serves into the database; raises SyncFailed after recording a failure.
+
+    Nothing is deleted unless every list completed; a failure marks the hub's clusters stale.
+    """
+    run = SyncRun.objects.create(hub=hub, trigger=trigger)
+    log = changes.ChangeLog()
+    versions: dict[str, str] = {}
+    started = time.monotonic()
+    try:
+        with HubClient(hub) as client:
+            tables = [KindRows(hub, kind, log) for kind in served_kinds(hub)]
+            for table in tables:
+                versions[table.kind.name] = _list_kind(client, table, run, page_limit, heartbeat)
+        for table in tables:
+            removed = table.delete_unseen()
+            run.kinds[table.kind.name]["removed"] = removed
+            run.removed += removed
+    except HubError as exc:
+        raise SyncFailed(exc, _fail(hub, run, str(exc))) from exc
+    except Exception as exc:
+        _fail(hub, run, f"internal error: {type(exc).__name__}: {exc}")
+        raise
+    _succeed(hub, run, versions)
+    _after_write(hub, log)
+    logger.info(
+        "hub %s: %s sync succeeded in %.1fs: %d pages, %d added, %d updated, %d removed",
+        hub.name,
+        trigger,
+        time.monotonic() - started,
+        run.pages,
+        run.added,
+        run.updated,
+        run.removed,
+    )
+    return run
+
+
+def _fail(hub: Hub, run: SyncRun, error: str) -> SyncRun:
+    now = timezone.now()
+    ManagedCluster.objects.filter(hub=hub).update(stale=True)
+    Hub.objects.filter(pk=hub.pk).update(last_synced_at=now, last_sync_error=error)
+    hub.last_synced_at, hub.last_sync_error = now, error
+    run.state, run.error, run.finished_at = SyncRun.State.FAILED, error, now
+    run.save(update_fields=["state", "error", "finished_at", "kinds"])
+    logger.warning("hub %s: %s sync failed: %s", hub.name, run.trigger, error)
+    return run
+
+
+def _succeed(hub: Hub, run: SyncRun, versions: dict[str, str]) -> None:
+    now = timezone.now()
+    ManagedCluster.objects.filter(hub=hub, stale=True).update(stale=False)
+    hub.last_synced_at = hub.last_good_sync_at = now
+    hub.last_sync_error = ""
+    hub.resource_versions = versions
+    hub.save(update_fields=["last_synced_at", "last_good_sync_at", "last_sync_error", "resource_versions"])
+    run.state, run.finished_at = SyncRun.State.SUCCEEDED, now
+    run.save(update_fields=["state", "finished_at", "removed", "kinds"])
+
+
+def _after_write(hub: Hub, log: changes.ChangeLog, *, single: bool = False) -> None:
+    """Keep memberships current and tell the change listeners what changed."""
+    if not log:
+        return
+    rows = [row for pair in log.rows for row in pair if row is not None]
+    ocm_clusters = [r for r in rows if isinstance(r, ManagedCluster) and r.kind == OCM_CLUSTER]
+    if any(isinstance(row, ManagedClusterSet) for row in rows) or (ocm_clusters and not single):
+        memberships.rebuild(hub)
+    elif single:
+        # a deleted cluster's memberships went with it (cascade); a saved one is recomputed alone
+        for _, new in log.rows:
+            if new in ocm_clusters:
+                memberships.update_cluster(new)
+    changes.notify(changes.build(hub, log))
+
+
+def apply_event(hub: Hub, kind: Kind, event_type: str, obj: dict[str, Any]) -> bool:
+    """One watch event (ADDED, MODIFIED, DELETED) written through the sync's row path; answers changed."""
+    log = changes.ChangeLog()
+    table = KindRows(hub, kind, log)
+    if event_type == "DELETED":
+        table.delete([obj])
+    else:
+        table.upsert([obj])
+    _after_write(hub, log, single=True)
+    return bool(log)
