@@ -1,0 +1,177 @@
+"""Pages benchmark: server time of the clusters list and a cluster set at 10,000 clusters, and query counts.
+
+    .venv/bin/python bench/pages.py [--clusters 10000] [--placements 1000] [--repeat 40]
+
+Seeds a throwaway test database (SQLite in memory, or `fleetui_bench` on the server DATABASE_URL names)
+in bulk: one hub, `--clusters` OCM ManagedClusters with region/vendor/zone labels, 5% tainted, cpu and
+memory allocatable; 20 ExclusiveClusterSetLabel sets plus `global`, memberships computed by
+inventory.memberships; `--placements` Placements each with a PlacementDecision of 5-50 clusters. Then
+requests each page through Django's test client as a logged-in user (templates rendered, middleware
+run) and prints p50/p95 milliseconds and the number of SQL queries per request (target: p95 <= 150 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import django
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleetui.settings")
+# Sessions are signed; this throwaway database and its one session need no real key.
+os.environ.setdefault("SECRET_KEY", "bench-pages-throwaway-key")
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+from inventory import memberships  # noqa: E402
+from inventory.models import Hub, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding  # noqa: E402
+from placement.models import PLACEMENT_LABEL, Placement, PlacementDecision  # noqa: E402
+
+CLUSTER_SET_LABEL = "cluster.open-cluster-management.io/clusterset"
+UNREACHABLE = "cluster.open-cluster-management.io/unreachable"
+REGIONS = ["us-west-1", "us-east-1", "eu-central-1", "eu-west-1", "ap-southeast-1"]
+VENDORS = ["OpenShift", "AKS", "EKS", "GKE"]
+BATCH = 2000
+
+
+def seed(clusters: int, placements: int, rng: random.Random) -> None:
+    hub = Hub.objects.create(name="bench", server_url="https://bench.example.com:6443")
+    rows = []
+    for index in range(clusters):
+        tainted = rng.random() < 0.05
+        rows.append(
+            ManagedCluster(
+                hub=hub,
+                uid=f"uid-{index}",
+                name=f"cluster-{index:05d}",
+                labels={
+                    "region": rng.choice(REGIONS),
+                    "vendor": rng.choice(VENDORS),
+                    "zone": f"z{rng.randrange(3)}",
+                    CLUSTER_SET_LABEL: f"set-{index % 20:02d}",
+                    **({"spot": "true"} if rng.random() < 0.2 else {}),
+                },
+                taints=[{"key": UNREACHABLE, "effect": "NoSelect"}] if tainted else [],
+                taint_keys=f",{UNREACHABLE}," if tainted else "",
+                allocatable={"cpu": "16", "memory": "64Gi"},
+                capacity={"cpu": "16", "memory": "64Gi"},
+                cpu_allocatable=float(rng.randrange(2, 96)),
+                memory_allocatable=float(rng.randrange(4, 512) * 2**30),
+                availability=ManagedCluster.Availability.UNAVAILABLE
+                if tainted
+                else ManagedCluster.Availability.AVAILABLE,
+            )
+        )
+    ManagedCluster.objects.bulk_create(rows, batch_size=BATCH)
+    ManagedClusterSet.objects.bulk_create(
+        [ManagedClusterSet(hub=hub, name=f"set-{index:02d}") for index in range(20)]
+        + [
+            ManagedClusterSet(
+                hub=hub,
+                name="global",
+                selector_type=ManagedClusterSet.SelectorType.LABEL_SELECTOR,
+                label_selector={},
+            )
+        ]
+    )
+    ManagedClusterSetBinding.objects.bulk_create(
+        [
+            ManagedClusterSetBinding(hub=hub, namespace=f"team-{i}", name="global", cluster_set="global")
+            for i in range(5)
+        ]
+    )
+    memberships.rebuild(hub)
+    names = [row.name for row in rows]
+    placement_rows = Placement.objects.bulk_create(
+        [
+            Placement(hub=hub, kind=Placement.Kind.PLACEMENT, namespace="team-0", name=f"p-{index:04d}")
+            for index in range(placements)
+        ],
+        batch_size=BATCH,
+    )
+    PlacementDecision.objects.bulk_create(
+        [
+            PlacementDecision(
+                placement=placement,
+                hub=hub,
+                namespace=placement.namespace,
+                name=f"{placement.name}-decision-1",
+                labels={PLACEMENT_LABEL: placement.name},
+                decisions=[
+                    {"clusterName": name, "reason": ""} for name in rng.sample(names, rng.randrange(5, 51))
+                ],
+            )
+            for placement in placement_rows
+        ],
+        batch_size=BATCH,
+    )
+
+
+def measure(client: Client, url: str, repeat: int, headers: dict[str, str]) -> tuple[float, float, int]:
+    for _ in range(3):
+        assert client.get(url, headers=headers).status_code == 200, url
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        client.get(url, headers=headers)
+        times.append((time.perf_counter() - start) * 1000)
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url, headers=headers)
+    return statistics.median(times), statistics.quantiles(times, n=20)[18], len(queries)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clusters", type=int, default=10_000)
+    parser.add_argument("--placements", type=int, default=1_000)
+    parser.add_argument("--repeat", type=int, default=40)
+    args = parser.parse_args()
+
+    # No setup_test_environment(): its template instrumentation would be measured too.
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    connection.settings_dict["TEST"]["NAME"] = "fleetui_bench"
+    test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        started = time.perf_counter()
+        seed(args.clusters, args.placements, random.Random(1))
+        print(f"database: {connection.vendor} {test_name}; seeded in {time.perf_counter() - started:.1f} s")
+        client = Client()
+        client.force_login(get_user_model().objects.create_user("bench", is_staff=True))
+        big_set = ManagedClusterSet.objects.get(name="set-03")
+        global_set = ManagedClusterSet.objects.get(name="global")
+        pages = {
+            "clusters, first page (50)": "/clusters/",
+            "clusters, selector": "/clusters/?q=region%3Dus-west-1%2Cvendor+in+(OpenShift%2CAKS)%2C!spot",
+            "clusters, sort -cpu, 500 per page": "/clusters/?sort=-cpu&per_page=500",
+            "clusters, set + availability": "/clusters/?cluster_set=set-03&availability=Available",
+            "clusters, taint key": f"/clusters/?taint={UNREACHABLE}",
+            "clusters, page 150": "/clusters/?page=150",
+            "clusters, htmx fragment": "/clusters/?sort=memory&page=3",
+            "cluster set detail (500 members)": f"/clustersets/{big_set.pk}/",
+            "cluster set detail (global, 10k)": f"/clustersets/{global_set.pk}/?sort=-cpu",
+            "cluster sets list": "/clustersets/",
+            "API clusters (50)": "/api/clusters/?q=vendor%3DEKS",
+        }
+        print(f"{'page':36} {'p50 ms':>8} {'p95 ms':>8} {'queries':>8}")
+        for label, url in pages.items():
+            # The htmx variants get only the list fragment, as the browser does on filter/sort/page.
+            headers = {"HX-Request": "true"} if "htmx" in label else {}
+            p50, p95, count = measure(client, url, args.repeat, headers)
+            print(f"{label:36} {p50:8.1f} {p95:8.1f} {count:8d}")
+    finally:
+        connection.creation.destroy_test_db(test_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()

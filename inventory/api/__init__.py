@@ -1,0 +1,1 @@
+"""The inventory REST API (DRF): read-only viewsets over the same FilterSets as the pages."""

@@ -1,0 +1,15 @@
+from rest_framework.routers import DefaultRouter
+
+from inventory.api import views
+
+app_name = "inventory-api"
+
+router = DefaultRouter()
+router.register("hubs", views.HubViewSet, basename="hub")
+router.register("clusters", views.ClusterViewSet, basename="cluster")
+router.register("cluster-sets", views.ClusterSetViewSet, basename="cluster-set")
+router.register("cluster-set-bindings", views.ClusterSetBindingViewSet, basename="cluster-set-binding")
+router.register("addon-placement-scores", views.AddOnPlacementScoreViewSet, basename="addon-placement-score")
+router.register("sync-runs", views.SyncRunViewSet, basename="sync-run")
+
+urlpatterns = router.urls

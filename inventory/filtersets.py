@@ -1,0 +1,170 @@
+"""One FilterSet per inventory model, shared by the pages and the REST API (NetBox style).
+
+A bad value is a form error naming the parameter: the pages show it, the API answers 400 with it.
+"""
+
+from collections.abc import Sequence
+
+import django_filters
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models.expressions import OrderBy
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+
+from inventory import queries
+from inventory.forms import LabelSelectorField, TaintKeyField
+from inventory.models import (
+    AddOnPlacementScore,
+    ClusterSetMembership,
+    Hub,
+    ManagedCluster,
+    ManagedClusterSet,
+    ManagedClusterSetBinding,
+    SyncRun,
+)
+from placement.scheduler.labels import LabelSelector
+
+
+class SortFilter(django_filters.OrderingFilter):
+    """`sort=name`, `sort=-cpu`: empty values sort last either way; `tiebreak` keeps paging stable."""
+
+    def __init__(self, *args: object, tiebreak: Sequence[str] = ("pk",), **kwargs: object) -> None:
+        self.tiebreak = tuple(tiebreak)
+        kwargs.setdefault("label", "Sort")
+        super().__init__(*args, **kwargs)
+
+    def get_ordering_value(self, param: str) -> OrderBy:
+        field_name = super().get_ordering_value(param)
+        if field_name.startswith("-"):
+            return F(field_name[1:]).desc(nulls_last=True)
+        return F(field_name).asc(nulls_last=True)
+
+    def filter(self, qs: QuerySet, value: list[str] | None) -> QuerySet:
+        if not value:
+            return qs
+        return qs.order_by(*[self.get_ordering_value(param) for param in value if param], *self.tiebreak)
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class LabelSelectorFilter(django_filters.Filter):
+    field_class = LabelSelectorField
+
+    def filter(self, qs: QuerySet, value: LabelSelector | None) -> QuerySet:
+        return qs if value is None else qs.filter(queries.selector_q(value))
+
+
+class TaintKeyFilter(django_filters.CharFilter):
+    """Clusters with a taint of this key, on the denormalised `,key1,key2,` column."""
+
+    field_class = TaintKeyField
+
+    def filter(self, qs: QuerySet, value: str) -> QuerySet:
+        return qs.filter(taint_keys__icontains=f",{value},") if value else qs
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class HubNameFilter(django_filters.ModelMultipleChoiceFilter):
+    """Hubs by name, repeatable (`hub=a&hub=b`)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(field_name="hub__name", to_field_name="name", queryset=Hub.objects.all(), **kwargs)
+
+
+class HubScopedFilterSet(django_filters.FilterSet):
+    """`hub` (names) and `hub_id` (ids), each repeatable, for every model read from a hub."""
+
+    hub = HubNameFilter()
+    hub_id = django_filters.ModelMultipleChoiceFilter(field_name="hub", queryset=Hub.objects.all())
+
+
+class HubFilterSet(django_filters.FilterSet):
+    name = django_filters.CharFilter(lookup_expr="icontains")
+    ocm = django_filters.BooleanFilter(field_name="serves_ocm")
+    fleet = django_filters.BooleanFilter(field_name="serves_fleet")
+
+    class Meta:
+        model = Hub
+        fields = ["name"]
+
+
+class ClusterFilterSet(HubScopedFilterSet):
+    q = LabelSelectorFilter(
+        label="Label selector", help_text="kubectl syntax: region=eu,vendor in (A,B),!spot"
+    )
+    name = django_filters.CharFilter(lookup_expr="icontains")
+    cluster_set = django_filters.CharFilter(method="filter_cluster_set", label="Cluster set")
+    cluster_set_id = django_filters.ModelMultipleChoiceFilter(
+        method="filter_cluster_set_id", queryset=ManagedClusterSet.objects.all(), label="Cluster set (id)"
+    )
+    kind = django_filters.MultipleChoiceFilter(choices=ManagedCluster.Kind.choices)
+    availability = django_filters.MultipleChoiceFilter(choices=ManagedCluster.Availability.choices)
+    taint = TaintKeyFilter(label="Taint key")
+    sort = SortFilter(
+        fields=(
+            ("name", "name"),
+            ("hub__name", "hub"),
+            ("availability", "availability"),
+            ("cpu_allocatable", "cpu"),
+            ("memory_allocatable", "memory"),
+        ),
+        tiebreak=("name", "hub__name", "kind", "pk"),
+    )
+
+    class Meta:
+        model = ManagedCluster
+        fields = ["stale"]
+
+    def filter_cluster_set(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+        # Exists, not a join: a cluster in several matching sets stays one row.
+        member = ClusterSetMembership.objects.filter(cluster=OuterRef("pk"), cluster_set__name=value)
+        return qs.filter(Exists(member)) if value else qs
+
+    def filter_cluster_set_id(self, qs: QuerySet, name: str, value: list[ManagedClusterSet]) -> QuerySet:
+        member = ClusterSetMembership.objects.filter(cluster=OuterRef("pk"), cluster_set__in=value)
+        return qs.filter(Exists(member)) if value else qs
+
+
+class ClusterSetFilterSet(HubScopedFilterSet):
+    name = django_filters.CharFilter(lookup_expr="icontains")
+    selector_type = django_filters.MultipleChoiceFilter(choices=ManagedClusterSet.SelectorType.choices)
+    sort = SortFilter(
+        fields=(("name", "name"), ("hub__name", "hub"), ("member_count", "members")),
+        tiebreak=("name", "hub__name", "pk"),
+    )
+
+    class Meta:
+        model = ManagedClusterSet
+        fields = ["name", "selector_type"]
+
+
+class ClusterSetBindingFilterSet(HubScopedFilterSet):
+
+    class Meta:
+        model = ManagedClusterSetBinding
+        fields = ["namespace", "cluster_set"]
+
+
+class AddOnPlacementScoreFilterSet(HubScopedFilterSet):
+    # AddOnPlacementScores live in the namespace named after their cluster.
+    cluster = django_filters.CharFilter(field_name="namespace")
+    expired = django_filters.BooleanFilter(method="filter_expired")
+
+    class Meta:
+        model = AddOnPlacementScore
+        fields = ["name"]
+
+    def filter_expired(self, qs: QuerySet, name: str, value: bool | None) -> QuerySet:
+        if value is None:
+            return qs
+        expired = Q(valid_until__lt=timezone.now())
+        return qs.filter(expired) if value else qs.exclude(expired)
+
+
+class SyncRunFilterSet(HubScopedFilterSet):
+    state = django_filters.MultipleChoiceFilter(choices=SyncRun.State.choices)
+    trigger = django_filters.MultipleChoiceFilter(choices=SyncRun.Trigger.choices)
+
+    class Meta:
+        model = SyncRun
+        fields = ["state", "trigger"]

@@ -1,0 +1,214 @@
+"""Read-side inventory queries shared by the pages and the API: selectors as SQL, counts, roll-ups.
+
+Every function here answers for a whole page of rows with a fixed number of queries, so a list costs
+the same at 10 rows and at 500.
+"""
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from django.db import NotSupportedError, connection
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Coalesce
+from django.db.models.lookups import In
+
+from inventory import scheduler_inputs
+from inventory.models import (
+    ClusterSetMembership,
+    Hub,
+    ManagedCluster,
+    ManagedClusterSet,
+    ManagedClusterSetBinding,
+    SyncRun,
+)
+from placement.models import ClusterResourceBinding, Placement, PlacementDecision
+from placement.scheduler.errors import ManifestError
+from placement.scheduler.fleet.types import STATE_UNSCHEDULED
+from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, LabelSelector, Requirement
+from placement.scheduler.ocm.clustersets import ClusterSetSelectorError, cluster_set_selector
+
+Availability = ManagedCluster.Availability
+
+# --- label selectors on the JSON `labels` column
+
+
+def _requirement_q(requirement: Requirement) -> Q:
+    # has_key takes the key as a value and KeyTextTransform as a name, so `/`, `.` and `__` in keys are safe.
+    present = Q(labels__has_key=requirement.key)
+    if requirement.operator == EXISTS:
+        return present
+    if requirement.operator == DOES_NOT_EXIST:
+        return ~present
+    value_in = Q(In(KeyTextTransform(requirement.key, "labels"), list(requirement.values)))
+    if requirement.operator == IN:
+        return present & value_in
+    # NotIn passes when the key is absent, as in apimachinery.
+    return ~present | (present & ~value_in)
+
+
+def selector_q(selector: LabelSelector) -> Q:
+    """A Q on ManagedCluster.labels that selects exactly what `selector.matches` selects."""
+    query = Q()
+    for key, value in selector.match_labels:
+        query &= _requirement_q(Requirement(key, IN, (value,)))
+    for requirement in selector.match_expressions:
+        query &= _requirement_q(requirement)
+    return query
+
+
+# --- clusters
+
+
+def with_cluster_sets(clusters: QuerySet[ManagedCluster]) -> QuerySet[ManagedCluster]:
+    """Clusters with their hub and set memberships loaded in two queries, whatever the page size."""
+    memberships = ClusterSetMembership.objects.select_related("cluster_set").only(
+        "cluster_id", "cluster_set__name", "cluster_set__hub_id"
+    )
+    return clusters.select_related("hub").prefetch_related(
+        Prefetch("memberships", queryset=memberships.order_by("cluster_set__name"))
+    )
+
+
+# Each element of PlacementDecision.status.decisions, with its clusterName, per database.
+_DECISION_ELEMENTS = {
+    "postgresql": ("jsonb_array_elements(d.decisions) AS e(value)", "e.value ->> 'clusterName'"),
+    "sqlite": ("json_each(d.decisions) AS e", "json_extract(e.value, '$.clusterName')"),
+}
+
+
+def _decision_sql(
+    select: str, hub_ids: Sequence[int], names: Sequence[str], tail: str = ""
+) -> tuple[str, list[object]]:
+    """SQL over every (decision row, clusterName) of `hub_ids` naming one of `names`."""
+    if connection.vendor not in _DECISION_ELEMENTS:
+        raise NotSupportedError(f"placement counts need PostgreSQL or SQLite, not {connection.vendor}")
+    elements, cluster_name = _DECISION_ELEMENTS[connection.vendor]
+    table = connection.ops.quote_name(PlacementDecision._meta.db_table)
+    sql = (
+        f"SELECT {select.format(cluster_name=cluster_name)} FROM {table} d, {elements} "
+        f"WHERE d.placement_id IS NOT NULL AND d.hub_id IN ({', '.join(['%s'] * len(hub_ids))}) "
+        f"AND {cluster_name} IN ({', '.join(['%s'] * len(names))}) {tail}"
+    )
+    return sql, [*hub_ids, *names]
+
+
+def _decision_counts(hub_ids: Sequence[int], names: Sequence[str]) -> dict[tuple[int, str], int]:
+    # A cluster appears at most once per placement across its PlacementDecision pages.
+    sql, params = _decision_sql("d.hub_id, {cluster_name}, COUNT(*)", hub_ids, names, "GROUP BY 1, 2")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {(hub_id, name): count for hub_id, name, count in cursor.fetchall()}
+
+
+def _live_bindings(hub_ids: Iterable[int], names: Iterable[str]) -> QuerySet[ClusterResourceBinding]:
+    """Fleet bindings targeting `names` on `hub_ids` that still place their CRP there."""
+    return (
+        ClusterResourceBinding.objects.filter(hub_id__in=hub_ids, placement__isnull=False)
+        .filter(spec__targetCluster__in=list(names))
+        .filter(Q(spec__state__isnull=True) | ~Q(spec__state=STATE_UNSCHEDULED))
+        .annotate(target=KeyTextTransform("targetCluster", "spec"))
+    )
+
+
+def _binding_counts(hub_ids: Sequence[int], names: Sequence[str]) -> dict[tuple[int, str], int]:
+    rows = _live_bindings(hub_ids, names).values("hub_id", "target").annotate(count=Count("pk"))
+    return {(row["hub_id"], row["target"]): row["count"] for row in rows}
+
+
+def placement_counts(clusters: Sequence[ManagedCluster]) -> dict[int, int]:
+    """Cluster pk -> how many placements select it: OCM PlacementDecisions, Fleet bindings. Two queries."""
+    if not clusters:
+        return {}
+    hub_ids = sorted({c.hub_id for c in clusters})
+    ocm = [c.name for c in clusters if c.kind == ManagedCluster.Kind.MANAGED_CLUSTER]
+    fleet = [c.name for c in clusters if c.kind == ManagedCluster.Kind.MEMBER_CLUSTER]
+    decided = _decision_counts(hub_ids, ocm) if ocm else {}
+    bound = _binding_counts(hub_ids, fleet) if fleet else {}
+    return {
+        c.pk: (decided if c.kind == ManagedCluster.Kind.MANAGED_CLUSTER else bound).get((c.hub_id, c.name), 0)
+        for c in clusters
+    }
+
+
+def placements_selecting(cluster: ManagedCluster) -> QuerySet[Placement]:
+    """The placements whose decisions (OCM) or live bindings (Fleet) hold `cluster`."""
+    if cluster.kind == ManagedCluster.Kind.MEMBER_CLUSTER:
+        placement_ids = _live_bindings([cluster.hub_id], [cluster.name]).values("placement_id")
+        return Placement.objects.filter(pk__in=placement_ids).for_listing()
+    sql, params = _decision_sql("DISTINCT d.placement_id", [cluster.hub_id], [cluster.name])
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        placement_ids = [row[0] for row in cursor.fetchall()]
+    return Placement.objects.filter(pk__in=placement_ids).for_listing()
+
+
+# --- cluster sets
+
+
+def with_member_rollup(cluster_sets: QuerySet[ManagedClusterSet]) -> QuerySet[ManagedClusterSet]:
+    """Sets annotated with member counts per availability (and stale), in the same query."""
+
+    def members(condition: Q | None = None) -> Count:
+        return Count("memberships", filter=condition)
+
+    cluster = "memberships__cluster__"
+    return cluster_sets.select_related("hub").annotate(
+        member_count=members(),
+        available_count=members(Q(**{f"{cluster}availability": Availability.AVAILABLE})),
+        unavailable_count=members(Q(**{f"{cluster}availability": Availability.UNAVAILABLE})),
+        unknown_count=members(Q(**{f"{cluster}availability": Availability.UNKNOWN})),
+        stale_count=members(Q(**{f"{cluster}stale": True})),
+    )
+
+
+def bound_namespaces(cluster_sets: Sequence[ManagedClusterSet]) -> dict[int, list[str]]:
+    """Set pk -> namespaces holding a ManagedClusterSetBinding for it, in one query."""
+    keys = {(s.hub_id, s.name): s.pk for s in cluster_sets}
+    found: dict[int, list[str]] = defaultdict(list)
+    bindings = (
+        ManagedClusterSetBinding.objects.filter(
+            hub_id__in={hub_id for hub_id, _ in keys}, cluster_set__in={name for _, name in keys}
+        )
+        .order_by("namespace")
+        .values_list("hub_id", "cluster_set", "namespace")
+    )
+    for hub_id, set_name, namespace in bindings:
+        if (set_pk := keys.get((hub_id, set_name))) is not None:
+            found[set_pk].append(namespace)
+    return dict(found)
+
+
+# --- hubs
+
+
+def with_hub_counts(hubs: QuerySet[Hub]) -> QuerySet[Hub]:
+    """Hubs with cluster/set counts and their latest SyncRun id, by subqueries (no row multiplication)."""
+
+    def count_of(model: type, **conditions: object) -> Coalesce:
+        counted = model.objects.filter(hub=OuterRef("pk"), **conditions).order_by()
+        return Coalesce(Subquery(counted.values("hub").annotate(n=Count("pk")).values("n")[:1]), 0)
+
+    latest = SyncRun.objects.filter(hub=OuterRef("pk")).order_by("-started_at", "-pk").values("pk")[:1]
+    return hubs.annotate(
+        cluster_count=count_of(ManagedCluster),
+        stale_count=count_of(ManagedCluster, stale=True),
+        set_count=count_of(ManagedClusterSet),
+        latest_run_id=Subquery(latest),
+    )
+
+
+def latest_runs(hubs: Sequence[Hub]) -> dict[int, SyncRun]:
+    """Hub pk -> its latest SyncRun, for hubs annotated by `with_hub_counts`; one query."""
+    runs = SyncRun.objects.in_bulk([h.latest_run_id for h in hubs if h.latest_run_id is not None])
+    return {run.hub_id: run for run in runs.values()}
+
+
+def selector_text(cluster_set: ManagedClusterSet) -> str:
+    """The set's member selector in kubectl syntax, as the scheduler reads it."""
+    try:
+        selector = cluster_set_selector(scheduler_inputs.cluster_set(cluster_set))
+    except (ManifestError, ClusterSetSelectorError) as exc:
+        return f"invalid: {exc}"
+    # A LabelSelector set without a selector selects no cluster at all.
+    return "<nothing>" if selector is None else selector.describe()
