@@ -1,12 +1,14 @@
 """Shared fixtures: users, the demo fleet, and the real services (PostgreSQL, Redis) CI provides."""
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
+from inventory.demohub import DemoHub
 from tests.factories import PASSWORD, UserFactory
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -52,3 +54,9 @@ def broker_url() -> str:
 @pytest.fixture
 def database_url() -> str:
     return require_service("DATABASE_URL", "the external database")
+
+
+@pytest.fixture
+def demo_hub() -> Iterator[DemoHub]:
+    with DemoHub(clusters=24, fleet=True, seed=7, bookmark_seconds=0.2) as hub:
+        yield hub

@@ -9,12 +9,6 @@ from inventory.demohub import DemoHub
 
 
 @pytest.fixture
-def demo_hub() -> Iterator[DemoHub]:
-    with DemoHub(clusters=24, fleet=True, seed=7, bookmark_seconds=0.2) as hub:
-        yield hub
-
-
-@pytest.fixture
 def api_client(demo_hub: DemoHub) -> Iterator[ApiClient]:
     configuration = Configuration(host=demo_hub.url)
     configuration.api_key = {"authorization": "any-token-will-do"}
