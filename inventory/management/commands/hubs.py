@@ -85,6 +85,8 @@ class Command(BaseCommand):
             raise _fail("--context needs --kubeconfig")
         if options["interval"] is not None and options["interval"] < 1:
             raise _fail("--interval must be at least 1 second")
+        if options["server"] is not None:
+            _check_server_url(options["server"])
         hub = Hub.objects.filter(name=name).first() or Hub(name=name)
         created = hub.pk is None
         self._apply_options(hub, options)
@@ -106,10 +108,6 @@ class Command(BaseCommand):
 
     def _apply_options(self, hub: Hub, options: dict[str, Any]) -> None:
         if options["server"] is not None:
-            # not URLValidator: in-cluster names like https://hub:6443 have no top-level domain
-            url = urlsplit(options["server"])
-            if url.scheme not in ("http", "https") or not url.hostname:
-                raise _fail(f"--server {options['server']!r} is not an http(s) URL")
             hub.server_url = options["server"]
         elif options["kubeconfig"]:
             hub.server_url = ""  # taken from the kubeconfig below
@@ -152,3 +150,10 @@ class Command(BaseCommand):
             raise _fail(f"no hub named {name!r} (see `hubs list`)")
         logger.info("hub %s removed by %s", name, getpass.getuser())
         self.stdout.write(self.style.SUCCESS(f"Hub {name!r} removed with everything mirrored from it."))
+
+
+def _check_server_url(server: str) -> None:
+    # not URLValidator: in-cluster names like https://hub:6443 have no top-level domain
+    url = urlsplit(server)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise _fail(f"--server {server!r} is not an http(s) URL")
