@@ -137,6 +137,8 @@ HUB_REQUEST_TIMEOUT = env_int("HUB_REQUEST_TIMEOUT", 60)
 # Periodic hub syncs: every 15 s beat enqueues the hubs whose own sync_interval_seconds has passed.
 CELERY_BEAT_SCHEDULE = {
     "sync-due-hubs": {"task": "inventory.tasks.sync_due_hubs", "schedule": 15.0},
+    # Every placement re-evaluated every 10 minutes, as upstream's informer resync re-queues them.
+    "resync-placements": {"task": "placement.tasks.resync_placements", "schedule": 600.0},
 }
 # acks_late tasks (the hub sync) are re-delivered if a worker dies; one task at a time per process.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

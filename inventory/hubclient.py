@@ -202,6 +202,62 @@ class HubClient:
             watcher.stop()
             stream.close()
 
+    # --- PlacementDecision writes (publishing) -------------------------------------------------------
+
+    def _decision_call(self, what: str, call: Any, *args: Any, **kwargs: Any) -> Any:
+        kind = KINDS_BY_NAME["PlacementDecision"]
+        try:
+            return call(kind.group, kind.version, *args, _request_timeout=self.timeout, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - classified like list errors
+            raise classify(exc, f"hub {self.hub.name}: {what}") from exc
+
+    def list_placement_decisions(self, namespace: str, label_selector: str) -> list[dict[str, Any]]:
+        """PlacementDecisions in `namespace` matching `label_selector` (kubectl syntax)."""
+        body = self._decision_call(
+            f"list placementdecisions in {namespace}",
+            self.api.list_namespaced_custom_object,
+            namespace,
+            "placementdecisions",
+            label_selector=label_selector,
+        )
+        return body.get("items") or []
+
+    def create_placement_decision(self, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Create a PlacementDecision; the API server drops `status` (a subresource): patch it after."""
+        name = body["metadata"]["name"]
+        return self._decision_call(
+            f"create placementdecision {namespace}/{name}",
+            self.api.create_namespaced_custom_object,
+            namespace,
+            "placementdecisions",
+            body,
+        )
+
+    def patch_placement_decision(
+        self, namespace: str, name: str, patch: dict[str, Any], *, status: bool = False
+    ) -> dict[str, Any]:
+        """A JSON merge patch (the client's content type for custom objects) of the object, or of its status
+        subresource with `status=True`."""
+        api = self.api
+        call = api.patch_namespaced_custom_object_status if status else api.patch_namespaced_custom_object
+        return self._decision_call(
+            f"patch placementdecision {namespace}/{name}{'/status' if status else ''}",
+            call,
+            namespace,
+            "placementdecisions",
+            name,
+            patch,
+        )
+
+    def delete_placement_decision(self, namespace: str, name: str) -> None:
+        self._decision_call(
+            f"delete placementdecision {namespace}/{name}",
+            self.api.delete_namespaced_custom_object,
+            namespace,
+            "placementdecisions",
+            name,
+        )
+
     def close(self) -> None:
         api_client = getattr(self, "api_client", None)
         if api_client is not None:

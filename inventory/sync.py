@@ -18,7 +18,7 @@ from inventory.hubclient import GoneError, HubClient, HubError, Kind, served_kin
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, SyncRun
 from inventory.objects import InvalidManifest, Row
 from placement import loader
-from placement.models import Placement
+from placement.models import Owner, Placement
 from placement.scheduler.documents import Document
 
 logger = logging.getLogger(__name__)
@@ -56,6 +56,9 @@ class KindRows:
         self.handler = loader.KINDS[(kind.group, kind.name)]
         self.model: type[models.Model] = self.handler.model
         self.rows = self.model.objects.filter(hub=hub, **self.handler.scope)
+        if any(f.name == "owner" for f in self.model._meta.concrete_fields):
+            # dashboard-owned placements and their decisions belong to the hub but are not mirrored from it
+            self.rows = self.rows.filter(owner=Owner.HUB)
         self.has_uid = any(f.name == "uid" for f in self.model._meta.concrete_fields)
         self.seen: set[int] = set()
         self.listed = 0
@@ -80,7 +83,8 @@ class KindRows:
         if not any(f.name == "placement" for f in self.model._meta.concrete_fields):
             return rows
         keys = [loader.parent_key(row) for row in rows]
-        found = Placement.objects.filter(hub=self.hub, name__in={key[2] for key in keys if key}).values_list(
+        names = {key[2] for key in keys if key}
+        found = Placement.objects.filter(hub=self.hub, owner=Owner.HUB, name__in=names).values_list(
             "pk", "kind", "namespace", "name"
         )
         parents = {(kind, namespace, name): pk for pk, kind, namespace, name in found}

@@ -1,9 +1,12 @@
 """Placements (OCM Placement and KubeFleet ClusterResourcePlacement) and what they decided.
 
-Rows with a null hub are owned by the dashboard itself; rows with a hub mirror that hub.
-spec/status are stored exactly as the Kubernetes objects carry them.
+Every placement belongs to a hub (its inventory, and where its decisions are published). `owner` says
+who decides: `hub` rows (and their decisions and bindings) mirror the hub's objects, read-only;
+`dashboard` rows were created here or with `apply`, and the dashboard's scheduler writes their
+decisions. spec/status are stored exactly as the Kubernetes objects carry them.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -12,6 +15,15 @@ from placement import summary
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
 CRP_LABEL = "kubernetes-fleet.io/parent-CRP"
+
+
+class Owner(models.TextChoices):
+    HUB = "hub", "hub (read-only mirror)"
+    DASHBOARD = "dashboard"
+
+
+def _owner_field() -> models.CharField:
+    return models.CharField(max_length=16, choices=Owner.choices, default=Owner.HUB)
 
 
 class PlacementQuerySet(models.QuerySet["Placement"]):
@@ -24,7 +36,10 @@ class Placement(models.Model):
         PLACEMENT = summary.OCM_PLACEMENT, "OCM Placement"
         CLUSTER_RESOURCE_PLACEMENT = summary.FLEET_CRP, "Fleet ClusterResourcePlacement"
 
-    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, null=True, blank=True, related_name="placements")
+    Owner = Owner
+
+    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, related_name="placements")
+    owner = _owner_field()
     kind = models.CharField(max_length=32, choices=Kind.choices)
     # Blank for a ClusterResourcePlacement (cluster-scoped).
     namespace = models.CharField(max_length=253, blank=True)
@@ -36,6 +51,13 @@ class Placement(models.Model):
     annotations = models.JSONField(default=dict, blank=True)
     spec = models.JSONField(default=dict, blank=True)
     status = models.JSONField(default=dict, blank=True)
+    # The last scheduler report (`to_report()`): the score table and every cluster's explanation.
+    explanation = models.JSONField(default=dict, blank=True)
+    last_scheduled_at = models.DateTimeField(null=True, blank=True)
+    # When a timed run (toleration or add-on score expiry) is due; one timed run per moment.
+    requeue_at = models.DateTimeField(null=True, blank=True)
+    # Set while a reschedule is queued, so a burst of changes enqueues one run (placement.tasks).
+    reschedule_queued_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -43,20 +65,24 @@ class Placement(models.Model):
 
     class Meta:
         constraints = [
+            # Regardless of owner: decisions find their placement by (namespace, name) on the hub.
             models.UniqueConstraint(
                 fields=["hub", "kind", "namespace", "name"], name="placement_unique_hub_kind_ns_name"
-            ),
-            # NULLs never collide in the constraint above, so dashboard-owned rows need their own.
-            models.UniqueConstraint(
-                fields=["kind", "namespace", "name"],
-                condition=Q(hub__isnull=True),
-                name="placement_unique_owned_kind_ns_name",
             ),
         ]
         indexes = [models.Index(fields=["hub", "name"])]
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+    @property
+    def is_ocm(self) -> bool:
+        return self.kind == self.Kind.PLACEMENT
+
+    @property
+    def read_only(self) -> bool:
+        """Hub-owned placements are changed on their hub, never here."""
+        return self.owner == Owner.HUB
 
     @property
     def policy_summary(self) -> str:
@@ -72,6 +98,8 @@ class PlacementDecision(models.Model):
     hub = models.ForeignKey(
         Hub, on_delete=models.CASCADE, null=True, blank=True, related_name="placement_decisions"
     )
+    # dashboard: written by our scheduler for a dashboard-owned placement; the sync never touches it.
+    owner = _owner_field()
     namespace = models.CharField(max_length=253)
     name = models.CharField(max_length=253)
     labels = models.JSONField(default=dict, blank=True)
@@ -81,12 +109,15 @@ class PlacementDecision(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["hub", "namespace", "name"], name="placementdecision_unique_hub_ns_name"
+                fields=["hub", "namespace", "name"],
+                condition=Q(owner=Owner.HUB),
+                name="placementdecision_unique_hub_ns_name",
             ),
+            # A published copy mirrored back from the hub may share the name; it is a hub row.
             models.UniqueConstraint(
-                fields=["namespace", "name"],
-                condition=Q(hub__isnull=True),
-                name="placementdecision_unique_owned_ns_name",
+                fields=["placement", "name"],
+                condition=Q(owner=Owner.DASHBOARD),
+                name="placementdecision_unique_owned_name",
             ),
         ]
         indexes = [models.Index(fields=["hub", "name"])]
@@ -104,6 +135,7 @@ class ClusterResourceBinding(models.Model):
     hub = models.ForeignKey(
         Hub, on_delete=models.CASCADE, null=True, blank=True, related_name="resource_bindings"
     )
+    owner = _owner_field()
     name = models.CharField(max_length=253)
     labels = models.JSONField(default=dict, blank=True)
     spec = models.JSONField(default=dict, blank=True)
@@ -111,10 +143,14 @@ class ClusterResourceBinding(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["hub", "name"], name="clusterresourcebinding_unique_hub_name"),
             models.UniqueConstraint(
-                fields=["name"],
-                condition=Q(hub__isnull=True),
+                fields=["hub", "name"],
+                condition=Q(owner=Owner.HUB),
+                name="clusterresourcebinding_unique_hub_name",
+            ),
+            models.UniqueConstraint(
+                fields=["placement", "name"],
+                condition=Q(owner=Owner.DASHBOARD),
                 name="clusterresourcebinding_unique_owned_name",
             ),
         ]
@@ -122,3 +158,69 @@ class ClusterResourceBinding(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class PlacementEvent(models.Model):
+    """A Kubernetes-style event about a placement (DecisionCreate, ScoreUpdate, ...), newest first."""
+
+    # Events kept per placement; older ones are pruned when new ones are recorded.
+    KEEP = 100
+
+    class Type(models.TextChoices):
+        NORMAL = "Normal"
+        WARNING = "Warning"
+
+    placement = models.ForeignKey(Placement, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField()
+    type = models.CharField(max_length=8, choices=Type.choices, default=Type.NORMAL)
+    reason = models.CharField(max_length=64)
+    message = models.TextField(blank=True)
+    # The object the event is also about, e.g. the PlacementDecision a DecisionCreate names.
+    related = models.CharField(max_length=253, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["placement", "-at"])]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.reason}: {self.message[:60]}"
+
+
+class DecisionChange(models.Model):
+    """One change of a placement's selected clusters (or of its spec), with what triggered it."""
+
+    placement = models.ForeignKey(Placement, on_delete=models.CASCADE, related_name="history")
+    at = models.DateTimeField()
+    # e.g. "cluster label changed", "weights edited", "taint toleration expired", "spec edited"
+    trigger = models.CharField(max_length=200)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Who or what made the change when it was not a user of the site (e.g. "apply -f demo.yaml").
+    actor_name = models.CharField(max_length=150, blank=True)
+    added = models.JSONField(default=list, blank=True)
+    removed = models.JSONField(default=list, blank=True)
+    selected = models.JSONField(default=list, blank=True)
+    spec_before = models.JSONField(null=True, blank=True)
+    spec_after = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["placement", "-at"])]
+
+    def __str__(self) -> str:
+        return f"{self.placement} {self.trigger}: +{len(self.added)} -{len(self.removed)}"
+
+    @property
+    def actor_display(self) -> str:
+        return self.actor.get_username() if self.actor is not None else self.actor_name
+
+
+class HubInventoryVersion(models.Model):
+    """Bumped whenever a hub's scheduling inputs change, so cached inventories know they are stale."""
+
+    hub = models.OneToOneField(Hub, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    version = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.hub_id}@{self.version}"

@@ -60,3 +60,15 @@ def database_url() -> str:
 def demo_hub() -> Iterator[DemoHub]:
     with DemoHub(clusters=24, fleet=True, seed=7, bookmark_seconds=0.2) as hub:
         yield hub
+
+
+@pytest.fixture
+def tasks_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Celery tasks run inside the test, as without a broker, even when CI configures one.
+
+    Celery reads its settings once, so the app's own config is patched, not Django's settings.
+    """
+    from fleetui.celery import app
+
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
+    monkeypatch.setitem(app.conf, "task_eager_propagates", True)

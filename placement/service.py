@@ -1,0 +1,653 @@
+"""The placement service: evaluate placements on a hub's current inventory, store what they decide.
+
+- `hub_snapshot(hub)`: the scheduler inventories of one hub, built once from the rows and cached per
+  process until the hub's data changes (`invalidate_snapshot`, called by the change listener).
+- `evaluate`: pure; what the scheduler decides now, optionally for another spec (what-if).
+- `reschedule`: evaluate and store as upstream stores it: dashboard-owned placements get
+  PlacementDecisions / ClusterResourceBindings, conditions, events and history; hub-owned ones (the
+  hub's controller decides) get only the explanation and a history entry when the hub's decisions moved.
+- `apply_spec` / `create_placement`: validated, authorised, audited changes of dashboard-owned placements.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import logging
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from inventory import scheduler_inputs
+from inventory.models import (
+    AddOnPlacementScore,
+    Hub,
+    ManagedCluster,
+    ManagedClusterSet,
+    ManagedClusterSetBinding,
+)
+from placement import history
+from placement.models import (
+    PLACEMENT_LABEL,
+    ClusterResourceBinding,
+    DecisionChange,
+    HubInventoryVersion,
+    Owner,
+    Placement,
+    PlacementDecision,
+)
+from placement.scheduler.errors import ManifestError
+from placement.scheduler.fleet import types as fleet
+from placement.scheduler.fleet.inventory import FleetInventory
+from placement.scheduler.fleet.manifests import parse_cluster_resource_binding, parse_fleet_object
+from placement.scheduler.fleet.report import FleetScheduleResult
+from placement.scheduler.fleet.schedule import schedule_crp
+from placement.scheduler.ocm import types as ocm
+from placement.scheduler.ocm.decisions import CREATE, DELETE, PATCH_LABELS, PATCH_STATUS
+from placement.scheduler.ocm.inventory import OcmInventory
+from placement.scheduler.ocm.manifests import parse_ocm_object
+from placement.scheduler.ocm.report import OcmScheduleResult
+from placement.scheduler.ocm.schedule import schedule_placement
+from placement.scheduler.ocm.status import set_condition
+
+logger = logging.getLogger(__name__)
+
+ScheduleResult = OcmScheduleResult | FleetScheduleResult
+Actor = AbstractBaseUser | str | None
+
+OCM_API_VERSION = "cluster.open-cluster-management.io/v1beta1"
+FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
+# The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
+CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
+CHANGE_PERMISSION = "placement.change_placement"
+ADD_PERMISSION = "placement.add_placement"
+
+
+class ReadOnlyPlacement(PermissionDenied):
+    """A hub-owned placement: its hub's controller decides; change it on the hub."""
+
+
+def _ignore(message: str) -> None:
+    """Parser notes on legacy forms: the stored spec was accepted once already."""
+
+
+# --- the per-hub inventory snapshot ------------------------------------------------------------------
+
+
+class LiveOcmInventory(OcmInventory):
+    """An OcmInventory whose PlacementDecisions are replaced per placement, as an informer cache is."""
+
+    def replace_decisions(
+        self, namespace: str, name: str, decisions: Sequence[ocm.PlacementDecision]
+    ) -> None:
+        """Make `decisions` the placement's own; Balance counts are adjusted, not recounted."""
+        old = self.own_decisions(namespace, name)
+        if [(d.name, d.cluster_names) for d in old] == [(d.name, d.cluster_names) for d in decisions]:
+            return
+        # the decision caches are the parent's cached properties; adjusting them keeps 10k columns intact
+        counts, outside = self._decision_counts
+        counts, outside = counts.copy(), Counter(outside)
+        for sign, group in ((-1, old), (1, decisions)):
+            for decision in group:
+                for cluster_name in decision.cluster_names:
+                    position = self.position.get(cluster_name)
+                    if position is None:
+                        outside[cluster_name] += sign
+                    else:
+                        counts[position] += sign
+        counts.flags.writeable = False
+        by_placement = dict(self._decisions_by_placement)
+        by_placement[(namespace, name)] = list(decisions)
+        own = {id(d) for d in old}
+        self.decisions = (*(d for d in self.decisions if id(d) not in own), *decisions)
+        self.__dict__["_decision_counts"] = (counts, +outside)
+        self.__dict__["_decisions_by_placement"] = by_placement
+
+
+@dataclass
+class HubSnapshot:
+    """A hub's scheduling inputs as the scheduler reads them, shared by every placement of the hub."""
+
+    key: tuple[Any, ...]
+    ocm: LiveOcmInventory
+    fleet: FleetInventory
+    # Fleet ClusterResourceBindings by CRP name
+    bindings: dict[str, list[fleet.ClusterResourceBinding]] = field(default_factory=dict)
+    # AddOnPlacementScore resource name -> sorted validUntil moments (timed runs at expiry)
+    score_expiries: dict[str, list[datetime]] = field(default_factory=dict)
+
+    def next_score_expiry(self, resource_names: Iterable[str], now: datetime) -> datetime | None:
+        """The first validUntil after `now` among the scores of these add-on resources."""
+        moments = []
+        for resource in resource_names:
+            expiries = self.score_expiries.get(resource, [])
+            index = bisect.bisect_right(expiries, now)
+            if index < len(expiries):
+                moments.append(expiries[index])
+        return min(moments, default=None)
+
+
+_snapshots: dict[int, HubSnapshot] = {}
+_snapshots_lock = threading.Lock()
+
+
+def invalidate_snapshot(hub_id: int) -> None:
+    """The hub's inputs changed: every process rebuilds its snapshot on next use."""
+    if not HubInventoryVersion.objects.filter(hub_id=hub_id).update(version=F("version") + 1):
+        try:
+            with transaction.atomic():
+                HubInventoryVersion.objects.create(hub_id=hub_id, version=1)
+        except IntegrityError:  # created meanwhile by another process
+            HubInventoryVersion.objects.filter(hub_id=hub_id).update(version=F("version") + 1)
+
+
+def forget_snapshots() -> None:
+    """Drop this process's cached snapshots (tests that write rows directly, bypassing the change hook)."""
+    with _snapshots_lock:
+        _snapshots.clear()
+
+
+def _snapshot_key(hub: Hub) -> tuple[Any, ...]:
+    version = HubInventoryVersion.objects.filter(hub_id=hub.pk).values_list("version", flat=True).first()
+    # created tells a reused primary key apart; last_synced_at catches loads that bypass the change hook
+    last_synced = Hub.objects.filter(pk=hub.pk).values_list("last_synced_at", flat=True).first()
+    return (hub.pk, hub.created, version or 0, last_synced)
+
+
+def hub_snapshot(hub: Hub) -> HubSnapshot:
+    """The hub's OCM and Fleet inventories and Fleet bindings; built once per hub state, then reused."""
+    key = _snapshot_key(hub)
+    with _snapshots_lock:
+        cached = _snapshots.get(hub.pk)
+        if cached is not None and cached.key == key:
+            return cached
+    snapshot = _build_snapshot(hub, key)
+    with _snapshots_lock:
+        _snapshots[hub.pk] = snapshot
+    return snapshot
+
+
+def _converted(rows: Iterable[Any], convert: Any) -> list[Any]:
+    items = []
+    for row in rows:
+        try:
+            items.append(convert(row))
+        except (ManifestError, ValueError) as exc:
+            logger.warning("%s %s cannot be read by the scheduler: %s", type(row).__name__, row, exc)
+    return items
+
+
+def _build_snapshot(hub: Hub, key: tuple[Any, ...]) -> HubSnapshot:
+    clusters = ManagedCluster.objects.filter(hub=hub)
+    scores = list(AddOnPlacementScore.objects.filter(hub=hub))
+    inventory = LiveOcmInventory(
+        _converted(
+            clusters.filter(kind=ManagedCluster.Kind.MANAGED_CLUSTER), scheduler_inputs.managed_cluster
+        ),
+        _converted(ManagedClusterSet.objects.filter(hub=hub), scheduler_inputs.cluster_set),
+        [
+            scheduler_inputs.cluster_set_binding(row)
+            for row in ManagedClusterSetBinding.objects.filter(hub=hub)
+        ],
+        _converted(scores, scheduler_inputs.add_on_score),
+        _hub_decisions(hub),
+    )
+    bindings: dict[str, list[fleet.ClusterResourceBinding]] = {}
+    for binding in _converted(ClusterResourceBinding.objects.filter(hub=hub), _binding):
+        bindings.setdefault(binding.placement_name, []).append(binding)
+    expiries: dict[str, list[datetime]] = {}
+    for score in scores:
+        if score.valid_until is not None:
+            expiries.setdefault(score.name, []).append(score.valid_until)
+    return HubSnapshot(
+        key,
+        inventory,
+        FleetInventory(
+            _converted(
+                clusters.filter(kind=ManagedCluster.Kind.MEMBER_CLUSTER), scheduler_inputs.member_cluster
+            )
+        ),
+        bindings,
+        {name: sorted(moments) for name, moments in expiries.items()},
+    )
+
+
+def _hub_decisions(hub: Hub) -> list[ocm.PlacementDecision]:
+    """Every PlacementDecision of the hub, except published copies of our own (counted once, as ours)."""
+    published: set[str] = set()
+    if hub.publish_namespace:
+        published = set(
+            Placement.objects.filter(
+                hub=hub, owner=Owner.DASHBOARD, kind=Placement.Kind.PLACEMENT
+            ).values_list("name", flat=True)
+        )
+    decisions = []
+    rows = PlacementDecision.objects.filter(hub=hub).values_list(
+        "owner", "namespace", "name", "labels", "decisions"
+    )
+    for owner, namespace, name, labels, entries in rows:
+        mirrored_copy = owner == Owner.HUB and namespace == hub.publish_namespace
+        if mirrored_copy and labels.get(PLACEMENT_LABEL) in published:
+            continue
+        decisions.append(_decision(namespace, name, labels, entries))
+    return decisions
+
+
+def _decision(
+    namespace: str, name: str, labels: Mapping[str, str], entries: Sequence[Any]
+) -> ocm.PlacementDecision:
+    names = tuple(str(e.get("clusterName", "")) for e in entries if isinstance(e, Mapping))
+    return ocm.PlacementDecision(namespace, name, dict(labels), names)
+
+
+def _binding(row: ClusterResourceBinding) -> fleet.ClusterResourceBinding:
+    return parse_cluster_resource_binding(
+        {
+            "apiVersion": FLEET_API_VERSION,
+            "kind": "ClusterResourceBinding",
+            "metadata": {"name": row.name, "labels": row.labels},
+            "spec": row.spec,
+            "status": row.status,
+        }
+    )
+
+
+# --- evaluation ------------------------------------------------------------------------------------
+
+
+def manifest(placement: Placement, spec: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The placement as a Kubernetes object (its spec, or `spec` instead)."""
+    metadata: dict[str, Any] = {"name": placement.name, "labels": placement.labels}
+    if placement.annotations:
+        metadata["annotations"] = placement.annotations
+    if placement.is_ocm:
+        metadata["namespace"] = placement.namespace
+    return {
+        "apiVersion": OCM_API_VERSION if placement.is_ocm else FLEET_API_VERSION,
+        "kind": placement.kind,
+        "metadata": metadata,
+        "spec": dict(placement.spec if spec is None else spec),
+    }
+
+
+def parse(
+    placement: Placement, spec: Mapping[str, Any] | None = None
+) -> ocm.Placement | fleet.ClusterResourcePlacement:
+    """The scheduler's view of the placement; raises ManifestError(field, message) as admission would."""
+    doc = manifest(placement, spec)
+    return parse_ocm_object(doc, _ignore) if placement.is_ocm else parse_fleet_object(doc, _ignore)
+
+
+def _now(now: datetime | None) -> datetime:
+    return timezone.now() if now is None else now
+
+
+def _conditions(placement: Placement) -> list[dict[str, Any]]:
+    conditions = (placement.status or {}).get("conditions")
+    return [dict(c) for c in conditions if isinstance(c, Mapping)] if isinstance(conditions, list) else []
+
+
+def evaluate(
+    placement: Placement, *, spec: Mapping[str, Any] | None = None, now: datetime | None = None
+) -> ScheduleResult:
+    """What the scheduler decides for `placement` (or for it with `spec`) on its hub now. Writes nothing.
+
+    Raises ManifestError(field, message) for a spec the webhook or CRD would reject (a Fleet
+    scheduling abort, such as a malformed property name, is reported on `spec.policy`).
+    """
+    parsed = parse(placement, spec)
+    snapshot = hub_snapshot(placement.hub)
+    return _schedule(placement, parsed, snapshot, _now(now))
+
+
+def _schedule(placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime) -> ScheduleResult:
+    if placement.is_ocm:
+        return schedule_placement(parsed, snapshot.ocm, now, existing_conditions=_conditions(placement))
+    try:
+        return schedule_crp(parsed, snapshot.fleet, snapshot.bindings.get(placement.name, ()), now)
+    except fleet.SchedulingError as exc:
+        raise ManifestError("spec.policy", str(exc)) from None
+
+
+def decision_diff(before: Sequence[str], after: Sequence[str]) -> dict[str, list[str]]:
+    """Clusters kept, added and removed between two selections, each sorted by name."""
+    old, new = set(before), set(after)
+    return {"kept": sorted(old & new), "added": sorted(new - old), "removed": sorted(old - new)}
+
+
+def explanation(result: ScheduleResult) -> dict[str, Any]:
+    """The report stored on the placement. OCM: clusters outside the eligible sets are summarised as
+    `outside` ({count, reason}) instead of listed one by one (at 10k clusters they are most of them)."""
+    if isinstance(result, FleetScheduleResult):
+        return result.to_report()
+    members = np.zeros(result.inventory.size, dtype=bool)
+    for set_name in result.context.eligible_sets if result.context else ():
+        if set_name in result.inventory.cluster_sets:
+            members |= result.inventory.set_mask(set_name)
+    ranked = [] if result.outcome is None else [result.names[p] for p in result.outcome.ranked]
+    listed = set(ranked)
+    candidates = ranked + [result.names[p] for p in np.flatnonzero(members) if result.names[p] not in listed]
+    outside = (
+        [name for name in result.names if name not in listed]
+        if len(candidates) < result.inventory.size
+        else []
+    )
+    outside = [name for name in outside if not members[result.inventory.position[name]]]
+    report = {
+        "kind": "Placement",
+        "namespace": result.placement.namespace,
+        "name": result.placement.name,
+        "selected": result.decision_order,
+        "clusters": [result.explain(name) for name in candidates],
+        # every cluster outside the eligible sets has the same reason
+        "outside": {
+            "count": len(outside),
+            "reason": result.explain(outside[0])["filteredBy"] if outside else "",
+        },
+        "weights": result.weights,
+        "conditions": result.conditions,
+        "decisions": result.decisions,
+        "events": [{k: e[k] for k in ("type", "reason", "message")} for e in result.events],
+        "numberOfSelectedClusters": result.number_of_selected_clusters,
+        "decisionGroups": result.decision_groups,
+        "requeueAfterSeconds": None if result.requeue_after is None else result.requeue_after.total_seconds(),
+    }
+    if result.skipped:
+        report["skipped"] = True
+    if result.error is not None:
+        report["error"] = result.error
+    return report
+
+
+# --- rescheduling ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What one reschedule stored: the selection before/after and when the next timed run is due."""
+
+    before: list[str]
+    after: list[str]
+    changed_decisions: bool
+    due: datetime | None = None
+    due_trigger: str = ""
+
+
+def reschedule(
+    placement: Placement, *, trigger: str, now: datetime | None = None, actor: Actor = None
+) -> DecisionChange | None:
+    """Evaluate the placement on its hub and store the result; answers the history row when the
+    selected set changed. Timed runs and publishing follow through `placement.tasks`."""
+    from placement import tasks  # tasks call this module
+
+    now = _now(now)
+    snapshot = hub_snapshot(placement.hub)
+    try:
+        parsed = parse(placement)
+    except ManifestError as exc:
+        # a stored spec the scheduler cannot read (e.g. mirrored from a hub with a newer CRD)
+        placement.explanation = {"error": f"{exc.field}: {exc.message}"}
+        placement.last_scheduled_at = now
+        placement.save(update_fields=["explanation", "last_scheduled_at", "updated"])
+        return None
+    with transaction.atomic():
+        if placement.read_only:
+            outcome = _observe(placement, parsed, snapshot, now)
+        elif placement.is_ocm:
+            outcome = _store_ocm(placement, parsed, snapshot, now)
+        else:
+            outcome = _store_fleet(placement, parsed, snapshot, now)
+        change = None
+        if set(outcome.before) != set(outcome.after):
+            change = history.record_change(placement, trigger, outcome.before, outcome.after, now, actor)
+    tasks.follow_up(placement, outcome, now)
+    return change
+
+
+def _save_run(placement: Placement, result: ScheduleResult, now: datetime) -> None:
+    placement.explanation = explanation(result)
+    placement.last_scheduled_at = now
+    placement.save(update_fields=["explanation", "last_scheduled_at", "status", "updated"])
+
+
+def _observe(placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime) -> Outcome:
+    """Hub-owned: explain, never decide. The selection is what the hub's own objects say."""
+    result = _schedule_or_none(placement, parsed, snapshot, now)
+    if result is not None:
+        _save_run(placement, result, now)
+    if placement.is_ocm:
+        selected = sorted(snapshot.ocm.decided_cluster_names(placement.namespace, placement.name))
+    else:
+        selected = _bound_clusters(snapshot.bindings.get(placement.name, ()))
+    last = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first()
+    return Outcome(list(last or []), selected, changed_decisions=False)
+
+
+def _schedule_or_none(
+    placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime
+) -> ScheduleResult | None:
+    try:
+        return _schedule(placement, parsed, snapshot, now)
+    except ManifestError as exc:
+        placement.explanation = {"error": exc.message}
+        placement.last_scheduled_at = now
+        placement.save(update_fields=["explanation", "last_scheduled_at", "updated"])
+        return None
+
+
+def _bound_clusters(bindings: Iterable[fleet.ClusterResourceBinding]) -> list[str]:
+    return sorted(
+        {b.target_cluster for b in bindings if b.state != fleet.STATE_UNSCHEDULED and not b.deleting}
+    )
+
+
+def _store_ocm(placement: Placement, parsed: ocm.Placement, snapshot: HubSnapshot, now: datetime) -> Outcome:
+    rows = {row.name: row for row in placement.decisions.filter(owner=Owner.DASHBOARD)}
+    # another worker may have rescheduled it since this process built its snapshot
+    snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
+    before = sorted({name for row in rows.values() for name in _cluster_names(row.decisions)})
+    result = schedule_placement(parsed, snapshot.ocm, now, existing_conditions=_conditions(placement))
+    if result.skipped or result.error is not None:
+        _save_run(placement, result, now)
+        return Outcome(before, before, changed_decisions=False)
+    changed = _apply_bind_plan(placement, rows, result)
+    snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
+    placement.status = {
+        **(placement.status or {}),
+        "numberOfSelectedClusters": result.number_of_selected_clusters,
+        "decisionGroups": result.decision_groups,
+        "conditions": result.conditions,
+    }
+    _save_run(placement, result, now)
+    history.record_events(placement, result.events, now)
+    after = sorted({name for row in rows.values() for name in _cluster_names(row.decisions)})
+    outcome = Outcome(before, after, changed)
+    if result.requeue_after is not None:
+        outcome.due, outcome.due_trigger = now + result.requeue_after, "taint toleration expired"
+    expiry = snapshot.next_score_expiry(_add_on_resources(parsed), now)
+    if expiry is not None and (outcome.due is None or expiry < outcome.due):
+        outcome.due, outcome.due_trigger = expiry, "add-on score expired"
+    return outcome
+
+
+def _own(rows: Iterable[PlacementDecision]) -> list[ocm.PlacementDecision]:
+    return [_decision(row.namespace, row.name, row.labels, row.decisions) for row in rows]
+
+
+def _cluster_names(entries: Sequence[Any]) -> list[str]:
+    return [str(e.get("clusterName", "")) for e in entries if isinstance(e, Mapping)]
+
+
+def _add_on_resources(parsed: ocm.Placement) -> set[str]:
+    return {
+        config.score_coordinate.add_on.resource_name
+        for config in parsed.prioritizer_policy.configurations
+        if config.score_coordinate is not None and config.score_coordinate.add_on is not None
+    }
+
+
+def _apply_bind_plan(
+    placement: Placement, rows: dict[str, PlacementDecision], result: OcmScheduleResult
+) -> bool:
+    """Write the bind step's API calls to the rows, in upstream order; `rows` ends as the stored state."""
+    created, updated, deleted = [], {}, []
+    for action in result.plan.actions:
+        manifest_ = action.manifest or {}
+        if action.verb == CREATE:
+            # a real API server drops status on create; the status patch that follows fills it in
+            rows[action.name] = PlacementDecision(
+                placement=placement,
+                hub=placement.hub,
+                owner=Owner.DASHBOARD,
+                namespace=placement.namespace,
+                name=action.name,
+                labels=manifest_["metadata"]["labels"],
+                decisions=[],
+            )
+            created.append(rows[action.name])
+        elif action.verb == PATCH_STATUS:
+            rows[action.name].decisions = manifest_["status"]["decisions"]
+            updated[action.name] = rows[action.name]
+        elif action.verb == PATCH_LABELS:
+            rows[action.name].labels = manifest_["metadata"]["labels"]
+            updated[action.name] = rows[action.name]
+        elif action.verb == DELETE:
+            deleted.append(rows.pop(action.name).pk)
+    PlacementDecision.objects.bulk_create(created)
+    # a page created and patched in one pass was created with its final content
+    PlacementDecision.objects.bulk_update(
+        [r for r in updated.values() if r not in created], ["labels", "decisions"]
+    )
+    PlacementDecision.objects.filter(pk__in=deleted).delete()
+    return bool(result.plan.actions)
+
+
+def _store_fleet(
+    placement: Placement, parsed: fleet.ClusterResourcePlacement, snapshot: HubSnapshot, now: datetime
+) -> Outcome:
+    rows = {row.name: row for row in placement.bindings.filter(owner=Owner.DASHBOARD)}
+    own = _converted(rows.values(), _binding)
+    snapshot.bindings[placement.name] = own
+    before = _bound_clusters(own)
+    result = _schedule_or_none(placement, parsed, snapshot, now)
+    if result is None:
+        return Outcome(before, before, changed_decisions=False)
+    created, updated = [], []
+    for change in result.binding_changes:
+        body = change.binding.to_manifest()
+        row = rows.get(change.binding.name)
+        if row is None:
+            row = ClusterResourceBinding(
+                placement=placement, hub=placement.hub, owner=Owner.DASHBOARD, name=change.binding.name
+            )
+            created.append(row)
+        else:
+            updated.append(row)
+        row.labels, row.spec = body["metadata"]["labels"], body["spec"]
+        rows[row.name] = row
+    ClusterResourceBinding.objects.bulk_create(created)
+    ClusterResourceBinding.objects.bulk_update(updated, ["labels", "spec"])
+    snapshot.bindings[placement.name] = _converted(rows.values(), _binding)
+    scheduled = {**result.condition.to_dict(), "type": CRP_SCHEDULED, "observedGeneration": parsed.generation}
+    placement.status = {
+        **(placement.status or {}),
+        "conditions": set_condition(_conditions(placement), scheduled, now),
+    }
+    _save_run(placement, result, now)
+    return Outcome(before, _bound_clusters(snapshot.bindings[placement.name]), bool(result.binding_changes))
+
+
+# --- spec changes ----------------------------------------------------------------------------------
+
+
+def can_change(user: AbstractBaseUser, *, adding: bool = False) -> bool:
+    """Staff, or the Django model permission (roles arrive later)."""
+    return bool(user.is_staff or user.has_perm(ADD_PERMISSION if adding else CHANGE_PERMISSION))
+
+
+def _authorise(actor: Actor, *, adding: bool = False) -> None:
+    # string actors are commands run by whoever holds the shell; users need the permission
+    if isinstance(actor, AbstractBaseUser) and not can_change(actor, adding=adding):
+        raise PermissionDenied(f"{actor.get_username()} may not {'add' if adding else 'change'} placements")
+
+
+def validate_spec(placement: Placement, spec: Mapping[str, Any]) -> None:
+    """ManifestError from the scheduler's parser as a Django ValidationError {field: message}."""
+    if not isinstance(spec, Mapping):
+        raise ValidationError({"spec": "expected a mapping"})
+    try:
+        parse(placement, spec)
+    except ManifestError as exc:
+        raise ValidationError({exc.field: exc.message}) from None
+
+
+def apply_spec(
+    placement: Placement, spec: Mapping[str, Any], *, actor: Actor, trigger: str = "spec edited"
+) -> Placement:
+    """Validate, save and reschedule a dashboard-owned placement's new spec; recorded with the actor."""
+    _authorise(actor)
+    if placement.read_only:
+        raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
+    validate_spec(placement, spec)
+    before = copy.deepcopy(placement.spec)
+    placement.spec = dict(spec)
+    placement.save(update_fields=["spec", "updated"])
+    if before != placement.spec:
+        history.record_spec_change(placement, trigger, before, actor)
+    reschedule(placement, trigger=trigger, actor=actor)
+    return placement
+
+
+def create_placement(
+    *,
+    kind: str,
+    hub: Hub,
+    namespace: str,
+    name: str,
+    spec: Mapping[str, Any],
+    actor: Actor,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+) -> Placement:
+    """A dashboard-owned Placement / ClusterResourcePlacement of `hub`, validated and scheduled."""
+    _authorise(actor, adding=True)
+    if kind not in Placement.Kind.values:
+        raise ValidationError({"kind": f"must be one of {', '.join(Placement.Kind.values)}"})
+    placement = Placement(
+        hub=hub,
+        owner=Owner.DASHBOARD,
+        kind=kind,
+        namespace=namespace if kind == Placement.Kind.PLACEMENT else "",
+        name=name,
+        spec=dict(spec) if isinstance(spec, Mapping) else spec,
+        labels=dict(labels or {}),
+        annotations=dict(annotations or {}),
+    )
+    if kind == Placement.Kind.PLACEMENT and not namespace:
+        raise ValidationError({"metadata.namespace": "Required value"})
+    try:
+        parse(placement)
+    except ManifestError as exc:
+        raise ValidationError({exc.field: exc.message}) from None
+    if Placement.objects.filter(hub=hub, kind=kind, namespace=placement.namespace, name=name).exists():
+        raise ValidationError({"metadata.name": f"{kind} {placement} already exists on hub {hub}"})
+    placement.save()
+    history.record_spec_change(placement, "created", None, actor)
+    logger.info("%s %s created on hub %s by %s", kind, placement, hub, history.actor_label(actor))
+    reschedule(placement, trigger="created", actor=actor)
+    return placement
+
+
+def due_delay(due: datetime, now: datetime) -> float:
+    """Seconds until `due` (0 when past)."""
+    return max((due - now) / timedelta(seconds=1), 0.0)

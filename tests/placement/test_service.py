@@ -1,0 +1,213 @@
+"""The placement service on the demo fleet: evaluation, stored decisions, stability, spec changes."""
+
+import copy
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inventory.models import Hub
+from placement import service
+from placement.models import PLACEMENT_LABEL, DecisionChange, Placement, PlacementDecision, PlacementEvent
+from placement.scheduler.errors import ManifestError
+from tests.factories import UserFactory
+from tests.placement.conftest import NOW, WEB_SPEC
+
+pytestmark = pytest.mark.django_db
+
+
+def test_decision_diff_sorts_kept_added_removed() -> None:
+    assert service.decision_diff(["c", "a", "b"], ["d", "b", "a"]) == {
+        "kept": ["a", "b"],
+        "added": ["d"],
+        "removed": ["c"],
+    }
+
+
+def test_creating_stores_decisions_as_upstream(web_placement: Placement) -> None:
+    decision = web_placement.decisions.get()
+    assert decision.owner == "dashboard" and decision.hub == web_placement.hub
+    assert decision.name == "shop-decision-1"
+    assert decision.labels == {
+        PLACEMENT_LABEL: "shop",
+        "cluster.open-cluster-management.io/decision-group-name": "",
+        "cluster.open-cluster-management.io/decision-group-index": "0",
+    }
+    names = [d["clusterName"] for d in decision.decisions]
+    assert names == sorted(names) and len(names) == 2
+    assert web_placement.status["numberOfSelectedClusters"] == 2
+    assert web_placement.status["decisionGroups"] == [
+        {
+            "decisionGroupIndex": 0,
+            "decisionGroupName": "",
+            "decisions": ["shop-decision-1"],
+            "clusterCount": 2,
+        }
+    ]
+    satisfied = {c["type"]: c for c in web_placement.status["conditions"]}["PlacementSatisfied"]
+    assert (satisfied["status"], satisfied["reason"]) == ("True", "AllDecisionsScheduled")
+    # a real API server drops status on create: create, then the status patch and the scores
+    assert [e.reason for e in reversed(web_placement.events.all())] == [
+        "DecisionCreate",
+        "DecisionUpdate",
+        "ScoreUpdate",
+    ]
+    explained = web_placement.explanation
+    assert explained["selected"] == names
+    assert [c["name"] for c in explained["clusters"] if c["selected"]] == sorted(
+        names, key=lambda n: [c["name"] for c in explained["clusters"]].index(n)
+    )
+    assert explained["outside"]["count"] + len(explained["clusters"]) == 12  # the OCM clusters
+    assert "not a member of any ManagedClusterSet" in explained["outside"]["reason"]
+
+
+def test_history_records_creation_with_the_actor(web_placement: Placement, editor: User) -> None:
+    created = list(web_placement.history.order_by("at", "pk"))
+    assert [c.trigger for c in created] == ["created", "created"]
+    assert created[0].spec_before is None and created[0].spec_after == WEB_SPEC
+    assert created[1].added == sorted(web_placement.explanation["selected"]) and created[1].removed == []
+    assert all(c.actor == editor for c in created)
+
+
+def test_a_second_reschedule_is_stable(web_placement: Placement) -> None:
+    events = PlacementEvent.objects.count()
+    assert service.reschedule(web_placement, trigger="periodic resync") is None
+    assert PlacementEvent.objects.count() == events  # no object changed, so no event, as upstream
+    assert web_placement.history.count() == 2
+
+
+def test_evaluate_is_pure_and_takes_a_what_if_spec(web_placement: Placement) -> None:
+    before = (
+        PlacementDecision.objects.count(),
+        PlacementEvent.objects.count(),
+        DecisionChange.objects.count(),
+    )
+    spec = copy.deepcopy(WEB_SPEC) | {"numberOfClusters": 4}
+    with CaptureQueriesContext(connection) as queries:
+        result = service.evaluate(web_placement, spec=spec, now=NOW)
+    assert not [q for q in queries.captured_queries if not q["sql"].lstrip().upper().startswith("SELECT")]
+    assert len(result.selected) == 4
+    diff = service.decision_diff(web_placement.explanation["selected"], result.selected)
+    assert len(diff["kept"]) == 2 and len(diff["added"]) == 2  # Steady keeps the current two
+    assert before == (
+        PlacementDecision.objects.count(),
+        PlacementEvent.objects.count(),
+        DecisionChange.objects.count(),
+    )
+
+
+def test_evaluate_raises_manifest_errors_for_what_admission_refuses(web_placement: Placement) -> None:
+    spec = copy.deepcopy(WEB_SPEC)
+    spec["prioritizerPolicy"]["configurations"][0]["weight"] = 11
+    with pytest.raises(ManifestError) as raised:
+        service.evaluate(web_placement, spec=spec)
+    assert raised.value.field.startswith("spec.prioritizerPolicy.configurations[0].weight")
+
+
+def test_the_snapshot_is_built_once_per_hub_state(manifests_hub: Hub) -> None:
+    first = service.hub_snapshot(manifests_hub)
+    assert service.hub_snapshot(manifests_hub) is first
+    service.invalidate_snapshot(manifests_hub.pk)
+    assert service.hub_snapshot(manifests_hub) is not first
+
+
+def test_apply_spec_reschedules_and_records_the_edit(web_placement: Placement, editor: User) -> None:
+    spec = copy.deepcopy(WEB_SPEC) | {"numberOfClusters": 3}
+    service.apply_spec(web_placement, spec, actor=editor, trigger="weights edited")
+    web_placement.refresh_from_db()
+    assert web_placement.spec == spec and web_placement.status["numberOfSelectedClusters"] == 3
+    latest, edit = list(web_placement.history.all()[:2])
+    assert (latest.trigger, len(latest.added), latest.removed, latest.actor) == (
+        "weights edited",
+        1,
+        [],
+        editor,
+    )
+    assert edit.spec_before == WEB_SPEC and edit.spec_after == spec
+
+
+def test_apply_spec_refuses_invalid_specs_and_keeps_the_old_one(
+    web_placement: Placement, editor: User
+) -> None:
+    with pytest.raises(ValidationError) as raised:
+        service.apply_spec(web_placement, {**WEB_SPEC, "numberOfClusters": -1}, actor=editor)
+    assert "spec.numberOfClusters" in raised.value.message_dict
+    web_placement.refresh_from_db()
+    assert web_placement.spec == WEB_SPEC
+
+
+def test_changes_need_staff_or_the_model_permission(web_placement: Placement) -> None:
+    reader = UserFactory(username="reader")
+    with pytest.raises(PermissionDenied):
+        service.apply_spec(web_placement, WEB_SPEC, actor=reader)
+    reader.user_permissions.add(Permission.objects.get(codename="change_placement"))
+    reader = User.objects.get(pk=reader.pk)  # permissions are cached per instance
+    service.apply_spec(web_placement, {**WEB_SPEC, "numberOfClusters": 1}, actor=reader)
+    assert web_placement.history.first().actor == reader
+
+
+def test_hub_owned_placements_are_read_only_and_only_explained(manifests_hub: Hub, editor: User) -> None:
+    mirror = Placement.objects.get(hub=manifests_hub, namespace="web", name="frontend")
+    hub_decisions = list(PlacementDecision.objects.values_list("pk", "decisions"))
+    with pytest.raises(service.ReadOnlyPlacement):
+        service.apply_spec(mirror, mirror.spec, actor=editor)
+    service.reschedule(mirror, trigger="periodic resync", now=NOW)
+    mirror.refresh_from_db()
+    assert mirror.explanation["name"] == "frontend" and mirror.explanation["clusters"]
+    assert list(PlacementDecision.objects.values_list("pk", "decisions")) == hub_decisions
+    assert not mirror.events.exists()
+
+
+def test_balance_counts_the_hubs_decisions_and_ours(web_placement: Placement, editor: User) -> None:
+    twin = service.create_placement(
+        kind=Placement.Kind.PLACEMENT,
+        hub=web_placement.hub,
+        namespace="web",
+        name="shop-twin",
+        spec={
+            **WEB_SPEC,
+            "prioritizerPolicy": {
+                "mode": "Exact",
+                "configurations": [
+                    {"scoreCoordinate": {"type": "BuiltIn", "builtIn": "Balance"}, "weight": 1}
+                ],
+            },
+        },
+        actor=editor,
+    )
+    # Balance steers away from the clusters the first placement took
+    assert not set(twin.explanation["selected"]) & set(web_placement.explanation["selected"])
+
+
+def test_create_refuses_a_name_the_hub_already_has(manifests_hub: Hub, editor: User) -> None:
+    with pytest.raises(ValidationError) as raised:
+        service.create_placement(
+            kind=Placement.Kind.PLACEMENT,
+            hub=manifests_hub,
+            namespace="web",
+            name="frontend",
+            spec=WEB_SPEC,
+            actor=editor,
+        )
+    assert "metadata.name" in raised.value.message_dict
+
+
+def test_fleet_crps_get_bindings_and_the_scheduled_condition(manifests_hub: Hub, editor: User) -> None:
+    crp = service.create_placement(
+        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
+        hub=manifests_hub,
+        namespace="",
+        name="web-crp",
+        spec={
+            "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": "web"}],
+            "policy": {"placementType": "PickN", "numberOfClusters": 2},
+        },
+        actor=editor,
+    )
+    crp.refresh_from_db()
+    bindings = list(crp.bindings.all())
+    assert len(bindings) <= 2 and all(b.owner == "dashboard" for b in bindings)
+    assert {b.spec["targetCluster"] for b in bindings} == set(crp.explanation["selected"])
+    assert crp.status["conditions"][0]["type"] == "ClusterResourcePlacementScheduled"
