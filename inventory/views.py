@@ -7,7 +7,7 @@ import time
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Page, Paginator
+from django.core.paginator import Page
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_filters import FilterSet
 
+from fleetui import listing
 from inventory import queries, tables
 from inventory.filtersets import ClusterFilterSet, ClusterSetFilterSet
 from inventory.models import (
@@ -32,61 +33,30 @@ from inventory.tasks import request_sync
 QUEUED_FOR_SECONDS = 30
 POLL_SECONDS = 1
 LIST_DEFERRED = (
-    "claims", "allocatable", "capacity", "conditions", "properties", "resource_usage", "agent_status"
+    "claims",
+    "allocatable",
+    "capacity",
+    "conditions",
+    "properties",
+    "resource_usage",
+    "agent_status",
 )
 
 
-def _is_htmx(request: HttpRequest) -> bool:
-    # A history restore wants the whole page, not the fragment.
-    return request.headers.get("HX-Request") == "true" and "HX-History-Restore-Request" not in request.headers
-
-
-def _filtered_page(request: HttpRequest, filterset: FilterSet) -> Page | None:
-    """The requested page of a valid filterset; None (the form shows why) when a filter is invalid."""
-    if not filterset.is_valid():
-        return None
-    paginator = Paginator(filterset.qs, tables.per_page(request.GET))
-    return paginator.get_page(request.GET.get("page"))
-
-
-def _listing(request: HttpRequest, filterset: FilterSet, columns: tuple[tables.Column, ...]) -> dict:
-    page = _filtered_page(request, filterset)
+def _listing(request: HttpRequest, filterset: FilterSet, columns: tuple[listing.Column, ...]) -> dict:
+    page = listing.filtered_page(request, filterset)
     return {
         "filterset": filterset,
         "hidden_filters": ["hub_id"],
         "page": page,
-        "columns": tables.sort_links(columns, request.GET),
-        "page_queries": _page_queries(request, page),
+        "columns": listing.sort_links(columns, request.GET),
+        "page_queries": listing.page_queries(request, page),
     }
-
-
-def _page_queries(request: HttpRequest, page: Page | None) -> dict[str, str]:
-    if page is None:
-        return {}
-    links = {}
-    if page.has_previous():
-        links["previous"] = tables.page_query(request.GET, page.previous_page_number())
-    if page.has_next():
-        links["next"] = tables.page_query(request.GET, page.next_page_number())
-    return links
-
-
-def _render_list(request: HttpRequest, template: str, fragment: str, context: dict) -> HttpResponse:
-    status = 200 if context["page"] is not None else 400
-    return render(request, fragment if _is_htmx(request) else template, context, status=status)
-
-
-def _materialise(page: Page | None) -> list:
-    """The page's rows as a list, fetched once (with their prefetches) so later steps reuse them."""
-    if page is None:
-        return []
-    page.object_list = list(page.object_list)
-    return page.object_list
 
 
 def _cluster_rows(page: Page | None) -> None:
     """Attach what the cluster table shows beyond the row itself: placements and human quantities."""
-    clusters = _materialise(page)
+    clusters = listing.materialise(page)
     counts = queries.placement_counts(clusters)
     for cluster in clusters:
         cluster.placement_count = counts[cluster.pk]
@@ -162,7 +132,7 @@ def hub_sync(request: HttpRequest, pk: int) -> HttpResponse:
     hub = get_object_or_404(Hub, pk=pk)
     requested_at = timezone.now().timestamp()
     request_sync(hub, actor=request.user.get_username())
-    if not _is_htmx(request):
+    if not listing.is_htmx(request):
         return redirect("inventory:hub-list")
     hub, run = _annotated_hub(pk)
     return render(request, "inventory/_hub_row.html", _hub_context(request, hub, run, requested_at))
@@ -175,7 +145,9 @@ def hub_sync(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def cluster_list(request: HttpRequest) -> HttpResponse:
     context = _clusters_context(request, ManagedCluster.objects.all())
-    return _render_list(request, "inventory/cluster_list.html", "inventory/_cluster_table.html", context)
+    return listing.render_list(
+        request, "inventory/cluster_list.html", "inventory/_cluster_table.html", context
+    )
 
 
 @login_required
@@ -207,12 +179,12 @@ def clusterset_list(request: HttpRequest) -> HttpResponse:
     queryset = queries.with_member_rollup(ManagedClusterSet.objects.order_by("name", "hub__name", "pk"))
     filterset = ClusterSetFilterSet(request.GET, queryset=queryset)
     context = _listing(request, filterset, tables.CLUSTER_SET_COLUMNS)
-    cluster_sets = _materialise(context["page"])
+    cluster_sets = listing.materialise(context["page"])
     namespaces = queries.bound_namespaces(cluster_sets)
     for cluster_set in cluster_sets:
         cluster_set.namespaces = namespaces.get(cluster_set.pk, [])
         cluster_set.selector_display = queries.selector_text(cluster_set)
-    return _render_list(
+    return listing.render_list(
         request, "inventory/clusterset_list.html", "inventory/_clusterset_table.html", context
     )
 
@@ -231,4 +203,6 @@ def clusterset_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # The set and the hub are fixed here; the other cluster filters apply to its members.
         "hidden_filters": ["hub", "hub_id", "cluster_set", "cluster_set_id"],
     }
-    return _render_list(request, "inventory/clusterset_detail.html", "inventory/_cluster_table.html", context)
+    return listing.render_list(
+        request, "inventory/clusterset_detail.html", "inventory/_cluster_table.html", context
+    )

@@ -13,7 +13,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from inventory import filtersets, queries, tables
+from fleetui import listing
+from inventory import filtersets, queries
 from inventory.api import serializers as api
 from inventory.models import (
     AddOnPlacementScore,
@@ -27,9 +28,9 @@ from inventory.tasks import request_sync
 
 
 class InventoryPagination(PageNumberPagination):
-    page_size = tables.PER_PAGE
+    page_size = listing.PER_PAGE
     page_size_query_param = "per_page"
-    max_page_size = tables.MAX_PER_PAGE
+    max_page_size = listing.MAX_PER_PAGE
 
 
 class PageExtrasMixin:
