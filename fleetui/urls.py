@@ -14,5 +14,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("inventory.api.urls")),
+    path("api/", include("placement.api.urls")),
     path("", include("inventory.urls")),
+    path("", include("placement.urls")),
 ]

@@ -2,6 +2,7 @@
 
 import factory
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from inventory.demohub import DemoHub
 from inventory.models import (
@@ -14,7 +15,13 @@ from inventory.models import (
     SyncRun,
 )
 from inventory.sync import sync_hub
-from placement.models import ClusterResourceBinding, Placement, PlacementDecision
+from placement.models import (
+    ClusterResourceBinding,
+    DecisionChange,
+    Placement,
+    PlacementDecision,
+    PlacementEvent,
+)
 
 PASSWORD = "correct-horse-battery"
 
@@ -160,3 +167,25 @@ def synced_demo_hub_row(demo_hub: DemoHub) -> Hub:
     hub = DemoHubRowFactory(name="demo", server_url=demo_hub.url)
     sync_hub(hub, trigger="command")
     return hub
+
+
+class PlacementEventFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = PlacementEvent
+
+    placement = factory.SubFactory(PlacementFactory)
+    at = factory.LazyFunction(timezone.now)
+    reason = "DecisionCreate"
+    message = factory.LazyAttribute(lambda e: f"Decision {e.placement.name}-decision-1 is created")
+
+
+class DecisionChangeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = DecisionChange
+
+    placement = factory.SubFactory(PlacementFactory)
+    at = factory.LazyFunction(timezone.now)
+    trigger = "cluster label changed"
+    added = factory.LazyFunction(lambda: ["cluster-0001"])
+    removed = factory.LazyFunction(list)
+    selected = factory.LazyAttribute(lambda c: list(c.added))

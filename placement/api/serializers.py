@@ -1,0 +1,84 @@
+"""API representations of placements, their decisions, bindings and history."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from inventory.api.serializers import HubScopedSerializer
+from inventory.models import Hub
+from placement import queries
+from placement.models import ClusterResourceBinding, DecisionChange, Placement, PlacementDecision
+
+
+class PlacementSerializer(HubScopedSerializer):
+    """A placement; `hub` (by name), `kind`, `namespace` and `name` are set once, at creation."""
+
+    hub = serializers.SlugRelatedField(slug_field="name", queryset=Hub.objects.all())
+    owner = serializers.CharField(read_only=True)
+    read_only = serializers.BooleanField(read_only=True)
+    status = serializers.JSONField(read_only=True)
+    spec = serializers.JSONField()
+    requested = serializers.SerializerMethodField()
+    selected_count = serializers.SerializerMethodField()
+    condition = serializers.SerializerMethodField()
+    last_change = serializers.DateTimeField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Placement
+        fields = [
+            "id", "hub", "hub_id", "kind", "owner", "read_only", "namespace", "name", "spec", "status",
+            "requested", "selected_count", "condition", "last_change", "last_scheduled_at",
+        ]
+        read_only_fields = ["last_scheduled_at"]
+        # Uniqueness is the service's to check (it answers with the field), not a second query here.
+        validators: list[Any] = []
+
+    def get_requested(self, placement: Placement) -> str:
+        return queries.requested(placement)
+
+    def get_selected_count(self, placement: Placement) -> int:
+        return queries.selected_count(placement)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_condition(self, placement: Placement) -> dict[str, Any] | None:
+        return queries.condition(placement)
+
+    def validate_spec(self, spec: Any) -> Any:
+        if not isinstance(spec, dict):
+            raise serializers.ValidationError("must be an object")
+        return spec
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if self.instance is not None:
+            for name in ("hub", "kind", "namespace", "name"):
+                if name in attrs and attrs[name] != getattr(self.instance, name):
+                    raise serializers.ValidationError({name: "cannot be changed; create another placement"})
+        return attrs
+
+
+class PlacementDetailSerializer(PlacementSerializer):
+    explanation = serializers.JSONField(read_only=True)
+
+    class Meta(PlacementSerializer.Meta):
+        fields = [*PlacementSerializer.Meta.fields, "explanation"]
+
+
+class PlacementDecisionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PlacementDecision
+        fields = ["id", "namespace", "name", "owner", "labels", "decisions"]
+
+
+class ClusterResourceBindingSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ClusterResourceBinding
+        fields = ["id", "name", "owner", "labels", "spec", "status"]
+
+
+class DecisionChangeSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor_display", read_only=True)
+
+    class Meta:
+        model = DecisionChange
+        fields = ["id", "at", "trigger", "actor", "added", "removed", "selected", "spec_before", "spec_after"]

@@ -1,0 +1,38 @@
+"""The Placement FilterSet, shared by the placements page and the REST API (NetBox style)."""
+
+import django_filters
+from django.db.models import Q, QuerySet
+
+from inventory.filtersets import HubScopedFilterSet, SortFilter
+from placement import queries
+from placement.models import Owner, Placement
+
+
+class PlacementFilterSet(HubScopedFilterSet):
+    q = django_filters.CharFilter(
+        method="filter_text", label="Search", help_text="namespace or name contains"
+    )
+    kind = django_filters.MultipleChoiceFilter(choices=Placement.Kind.choices)
+    owner = django_filters.MultipleChoiceFilter(choices=Owner.choices)
+    namespace = django_filters.CharFilter()
+    satisfied = django_filters.BooleanFilter(method="filter_satisfied", label="Satisfied")
+    sort = SortFilter(
+        fields=(
+            ("name", "name"),
+            ("kind", "kind"),
+            ("owner", "owner"),
+            ("hub__name", "hub"),
+            ("last_change", "changed"),
+        ),
+        tiebreak=("namespace", "name", "hub__name", "kind", "pk"),
+    )
+
+    class Meta:
+        model = Placement
+        fields = ["namespace"]
+
+    def filter_text(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+        return qs.filter(Q(name__icontains=value) | Q(namespace__icontains=value)) if value else qs
+
+    def filter_satisfied(self, qs: QuerySet, name: str, value: bool | None) -> QuerySet:
+        return qs if value is None else queries.filter_satisfied(qs, value)

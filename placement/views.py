@@ -1,0 +1,100 @@
+"""Placement pages: the list, and the detail page with its score table, chart, what-if form and timeline.
+
+The score table is computed from the stored explanation (never by re-running the scheduler); the
+what-if form talks to the API (`/api/placements/<id>/whatif/`), so no view here writes anything.
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from fleetui import listing
+from placement import queries, service, tables, whatif
+from placement.filtersets import PlacementFilterSet
+from placement.models import Placement
+
+SCORE_COLUMNS = (
+    listing.Column("Rank", "rank"),
+    listing.Column("Cluster", "name"),
+    listing.Column("Total", "total"),
+)
+TIMELINE_LENGTH = 50
+
+
+@login_required
+@require_GET
+def placement_list(request: HttpRequest) -> HttpResponse:
+    filterset = PlacementFilterSet(request.GET, queryset=queries.for_list(Placement.objects.for_listing()))
+    page = listing.filtered_page(request, filterset)
+    for placement in listing.materialise(page):
+        placement.condition = queries.condition(placement)
+        placement.selected_count = queries.selected_count(placement)
+        placement.requested = queries.requested(placement)
+    context = {
+        "filterset": filterset,
+        "hidden_filters": ["hub_id"],
+        "page": page,
+        "columns": listing.sort_links(tables.PLACEMENT_COLUMNS, request.GET),
+        "page_queries": listing.page_queries(request, page),
+        "placement_url": reverse("placement:placement-list"),
+    }
+    return listing.render_list(
+        request, "placement/placement_list.html", "placement/_placement_table.html", context
+    )
+
+
+def _score_context(request: HttpRequest, placement: Placement) -> dict:
+    """The score table's page (sorted, filtered, paged server-side) and the chart of the top ranks."""
+    explanation = placement.explanation or {}
+    prioritizers = tables.prioritizer_columns(placement.kind, explanation)
+    names = [name for name, _ in prioritizers]
+    rows = tables.score_rows(placement.kind, explanation)
+    sort = request.GET.get("sort", "rank")
+    if sort.lstrip("-") not in tables.SCORE_COLUMNS_SORTS:
+        sort = "rank"
+    shown = tables.filter_rows(
+        tables.sort_rows(rows, sort), name=request.GET.get("cluster", ""), show=request.GET.get("show", "")
+    )
+    page = Paginator(shown, listing.per_page(request.GET)).get_page(request.GET.get("page"))
+    return {
+        "placement": placement,
+        "prioritizers": prioritizers,
+        "score_rows": [(row, row.cells(names)) for row in page.object_list],
+        "page": page,
+        "page_queries": listing.page_queries(request, page),
+        "columns": listing.sort_links(SCORE_COLUMNS, request.GET),
+        "cluster_count": len(rows),
+        "scored_count": sum(1 for row in rows if row.rank is not None),
+        "chart": tables.chart_figure(placement.kind, rows, names),
+        # OCM reports summarise the clusters outside the eligible sets instead of listing 10k of them
+        "outside": explanation.get("outside") or {},
+        "explanation_error": explanation.get("error", ""),
+        "show": request.GET.get("show", ""),
+        "cluster_filter": request.GET.get("cluster", ""),
+    }
+
+
+@login_required
+@require_GET
+def placement_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    context = _score_context(request, placement)
+    if listing.is_htmx(request):
+        return render(request, "placement/_score_table.html", context)
+    context |= {
+        "condition": queries.condition(placement),
+        "conditions": (placement.status or {}).get("conditions") or [],
+        "decision_groups": (placement.status or {}).get("decisionGroups") or [],
+        "decision_pages": queries.decision_pages(placement),
+        "bindings": queries.bindings(placement),
+        "events": placement.events.all()[:TIMELINE_LENGTH],
+        "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
+        "requested": queries.requested(placement),
+        "controls": whatif.controls(placement),
+        "can_apply": not placement.read_only and service.can_change(request.user),
+        "weights": dict(context["prioritizers"]),
+    }
+    return render(request, "placement/placement_detail.html", context)

@@ -1,0 +1,99 @@
+"""Chromium drives the placement page: what-if by mouse and by keyboard only, the chart, Apply, history."""
+
+import copy
+import re
+
+import pytest
+from django.core.management import call_command
+
+from placement import service
+from placement.models import Placement
+from tests.factories import UserFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def shop(tasks_in_process: None) -> Placement:
+    """A dashboard-owned copy of the demo `frontend` placement, created and scheduled by the service."""
+    call_command("load_demo")
+    frontend = Placement.objects.get(name="frontend")
+    service.forget_snapshots()
+    return service.create_placement(
+        kind="Placement", hub=frontend.hub, namespace="web", name="shop", spec=copy.deepcopy(frontend.spec),
+        actor="test",
+    )
+
+
+def open_placement(browser, live_server, placement: Placement, password: str):
+    page = browser.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", UserFactory(username="ops", is_staff=True).username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r".*/$"))
+    page.goto(f"{live_server.url}/placements/{placement.pk}/")
+    page.wait_for_function("document.getElementById('score-chart').data !== undefined")
+    # a marker on window dies with a full page load
+    page.evaluate("window.__noReload = true")
+    return page
+
+
+def chart_values(page) -> list:
+    return page.evaluate("document.getElementById('score-chart').data.map(trace => trace.y)")
+
+
+def assert_applied(page, placement: Placement) -> None:
+    page.wait_for_selector("#history >> text=spec edited")
+    assert "by ops" in page.inner_text("#history")
+    assert "Applied" in page.inner_text("#whatif-status")
+    assert page.evaluate("window.__noReload") is True
+    placement.refresh_from_db()
+    assert placement.spec["prioritizerPolicy"]["configurations"][0]["weight"] == -10
+
+
+def test_move_a_weight_see_diff_and_chart_then_apply(browser, live_server, password, shop) -> None:
+    page = open_placement(browser, live_server, shop, password)
+    before = chart_values(page)
+    page.fill("#weight-0-number", "-10")
+    page.wait_for_selector("#whatif-result:not([hidden])")
+    page.wait_for_function("document.getElementById('whatif-status').textContent.includes('selected')")
+    assert page.input_value("#weight-0") == "-10"  # the slider follows the number
+    assert page.locator("#diff-kept li, #diff-added li, #diff-removed li").count() >= 3
+    assert chart_values(page) != before
+    assert page.locator("#whatif-ranking tbody tr").count() > 0
+    assert page.evaluate("window.__noReload") is True
+
+    page.fill("#weight-0-number", "11")
+    page.wait_for_selector("#whatif-errors >> text=less than or equal to 10")
+    assert page.is_disabled("#whatif-apply")
+    page.fill("#weight-0-number", "-10")
+    page.wait_for_function("!document.getElementById('whatif-apply').disabled")
+    page.click("#whatif-apply")
+    assert_applied(page, shop)
+    page.close()
+
+
+def test_the_same_with_the_keyboard_only(browser, live_server, password, shop) -> None:
+    page = open_placement(browser, live_server, shop, password)
+    before = chart_values(page)
+    for _ in range(200):
+        if page.evaluate("document.activeElement.id") == "weight-0":
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "weight-0"
+    # the focused control is visibly outlined
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.keyboard.press("Home")  # the slider's minimum, -10
+    page.wait_for_function("document.getElementById('whatif-status').textContent.includes('selected')")
+    assert page.input_value("#weight-0-number") == "-10"
+    assert chart_values(page) != before
+    page.wait_for_function("!document.getElementById('whatif-apply').disabled")
+    for _ in range(50):
+        if page.evaluate("document.activeElement.id") == "whatif-apply":
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    assert_applied(page, shop)
+    page.close()
