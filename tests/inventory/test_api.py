@@ -161,8 +161,7 @@ def test_sync_with_session_needs_csrf() -> None:
     assert response.status_code == 403 and "CSRF" in response.json()["detail"]
 
 
-def test_staff_sync_runs_against_the_demo_hub(staff_api, demo_hub, settings) -> None:
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+def test_staff_sync_runs_against_the_demo_hub(staff_api, demo_hub, tasks_in_process) -> None:
     hub = DemoHubRowFactory(name="demo", server_url=demo_hub.url)
     response = staff_api.post(f"/api/hubs/{hub.pk}/sync/")
     assert response.status_code == 202

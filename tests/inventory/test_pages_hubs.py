@@ -75,8 +75,9 @@ def test_sync_now_needs_csrf(password) -> None:
     assert not SyncRun.objects.exists()
 
 
-def test_sync_now_runs_in_process_against_the_demo_hub(staff_client, demo_hub, settings, caplog) -> None:
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+def test_sync_now_runs_in_process_against_the_demo_hub(
+    staff_client, demo_hub, tasks_in_process, caplog
+) -> None:
     hub = DemoHubRowFactory(name="demo", server_url=demo_hub.url)
     page = staff_client.get(reverse("inventory:hub-list")).content.decode()
     assert "Sync now" in page and "csrfmiddlewaretoken" in page
@@ -91,8 +92,7 @@ def test_sync_now_runs_in_process_against_the_demo_hub(staff_client, demo_hub, s
     assert "sync requested by ops" in caplog.text
 
 
-def test_sync_now_without_htmx_redirects_to_hubs(staff_client, demo_hub, settings) -> None:
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+def test_sync_now_without_htmx_redirects_to_hubs(staff_client, demo_hub, tasks_in_process) -> None:
     hub = DemoHubRowFactory(name="demo", server_url=demo_hub.url)
     response = staff_client.post(reverse("inventory:hub-sync", args=[hub.pk]))
     assert response.status_code == 302 and response.url == reverse("inventory:hub-list")

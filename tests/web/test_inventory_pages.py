@@ -5,7 +5,6 @@ import re
 import pytest
 from django.contrib.auth.models import User
 
-from fleetui.celery import app as celery_app
 from tests.factories import (
     ClusterSetMembershipFactory,
     DemoHubRowFactory,
@@ -89,9 +88,7 @@ def test_filter_sort_page_and_open_details(browser, live_server, password: str) 
     page.close()
 
 
-def test_staff_sync_now_records_a_run(browser, live_server, password, demo_hub, monkeypatch) -> None:
-    # the in-process task path even when CI configures a broker (no worker runs in this test)
-    monkeypatch.setitem(celery_app.conf, "task_always_eager", True)
+def test_staff_sync_now_records_a_run(browser, live_server, password, demo_hub, tasks_in_process) -> None:
     hub = DemoHubRowFactory(name="demo", server_url=demo_hub.url)
     page = log_in(browser, live_server, UserFactory(username="ops", is_staff=True), password)
     page.goto(f"{live_server.url}/hubs/")
