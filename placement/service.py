@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -330,43 +329,7 @@ def explanation(result: ScheduleResult) -> dict[str, Any]:
     `outside` ({count, reason}) instead of listed one by one (at 10k clusters they are most of them)."""
     if isinstance(result, FleetScheduleResult):
         return result.to_report()
-    members = np.zeros(result.inventory.size, dtype=bool)
-    for set_name in result.context.eligible_sets if result.context else ():
-        if set_name in result.inventory.cluster_sets:
-            members |= result.inventory.set_mask(set_name)
-    ranked = [] if result.outcome is None else [result.names[p] for p in result.outcome.ranked]
-    listed = set(ranked)
-    candidates = ranked + [result.names[p] for p in np.flatnonzero(members) if result.names[p] not in listed]
-    outside = (
-        [name for name in result.names if name not in listed]
-        if len(candidates) < result.inventory.size
-        else []
-    )
-    outside = [name for name in outside if not members[result.inventory.position[name]]]
-    report = {
-        "kind": "Placement",
-        "namespace": result.placement.namespace,
-        "name": result.placement.name,
-        "selected": result.decision_order,
-        "clusters": [result.explain(name) for name in candidates],
-        # every cluster outside the eligible sets has the same reason
-        "outside": {
-            "count": len(outside),
-            "reason": result.explain(outside[0])["filteredBy"] if outside else "",
-        },
-        "weights": result.weights,
-        "conditions": result.conditions,
-        "decisions": result.decisions,
-        "events": [{k: e[k] for k in ("type", "reason", "message")} for e in result.events],
-        "numberOfSelectedClusters": result.number_of_selected_clusters,
-        "decisionGroups": result.decision_groups,
-        "requeueAfterSeconds": None if result.requeue_after is None else result.requeue_after.total_seconds(),
-    }
-    if result.skipped:
-        report["skipped"] = True
-    if result.error is not None:
-        report["error"] = result.error
-    return report
+    return result.to_report(summarise_outside=True)
 
 
 # --- rescheduling ----------------------------------------------------------------------------------

@@ -186,10 +186,21 @@ class OcmScheduleResult:
             "rank": rank,
         }
 
-    def to_report(self) -> dict[str, Any]:
-        """One item of `schedule -o json`: plain JSON types only."""
+    def to_report(self, *, summarise_outside: bool = False) -> dict[str, Any]:
+        """One item of `schedule -o json`: plain JSON types only.
+
+        `summarise_outside` lists only the clusters of the eligible sets and reports the others, which
+        share one reason, as `outside: {count, reason}` (the stored explanation of a placement bound to
+        a few sets of a 10k-cluster hub stays small).
+        """
         ranked = [] if self.outcome is None else [self.names[p] for p in self.outcome.ranked]
-        unranked = sorted(set(self.names) - set(ranked))
+        listed = set(ranked)
+        unranked = [name for name in self.names if name not in listed]
+        outside: list[str] = []
+        if summarise_outside:
+            members = self._eligible_members()
+            outside = [name for name in unranked if not members[self.inventory.position[name]]]
+            unranked = [name for name in unranked if members[self.inventory.position[name]]]
         report: dict[str, Any] = {
             "kind": "Placement",
             "namespace": self.placement.namespace,
@@ -204,8 +215,21 @@ class OcmScheduleResult:
             "decisionGroups": self.decision_groups,
             "requeueAfterSeconds": None if self.requeue_after is None else self.requeue_after.total_seconds(),
         }
+        if summarise_outside:
+            report["outside"] = {
+                "count": len(outside),
+                "reason": self.explain(outside[0])["filteredBy"] if outside else "",
+            }
         if self.skipped:
             report["skipped"] = True
         if self.error is not None:
             report["error"] = self.error
         return report
+
+    def _eligible_members(self) -> np.ndarray:
+        """Members of the eligible sets that still exist, as a mask over the inventory."""
+        members = np.zeros(self.inventory.size, dtype=bool)
+        for set_name in self.context.eligible_sets if self.context else ():
+            if set_name in self.inventory.cluster_sets:
+                members |= self.inventory.set_mask(set_name)
+        return members
