@@ -36,7 +36,7 @@ class LoadedManifests:
         return sorted(problems, key=lambda p: (rank.get(p.source, len(rank)), p.document or 0))
 
 
-class _KubernetesYamlLoader(yaml.SafeLoader):
+class KubernetesYamlLoader(yaml.SafeLoader):
     """YAML as the apiserver reads it: timestamps stay strings and a repeated key is an error."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -52,7 +52,7 @@ class _KubernetesYamlLoader(yaml.SafeLoader):
 
 
 # upstream decodes YAML into JSON, where an unquoted RFC 3339 time is a string, not a datetime
-_KubernetesYamlLoader.yaml_implicit_resolvers = {
+KubernetesYamlLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
@@ -63,7 +63,7 @@ def load_manifests(paths: Sequence[str], stdin: TextIO) -> LoadedManifests:
     loaded = LoadedManifests()
     for path in paths:
         if path == STDIN_PATH:
-            _read_text(STDIN_SOURCE, stdin.read(), as_json=False, loaded=loaded)
+            read_text(STDIN_SOURCE, stdin.read(), as_json=False, loaded=loaded)
             continue
         location = Path(path)
         if not location.exists():
@@ -77,7 +77,7 @@ def load_manifests(paths: Sequence[str], stdin: TextIO) -> LoadedManifests:
                 loaded.sources.append(str(file))
                 loaded.problems.append(Problem(str(file), None, "", f"cannot read: {exc}"))
                 continue
-            _read_text(str(file), text, as_json=file.suffix == ".json", loaded=loaded)
+            read_text(str(file), text, as_json=file.suffix == ".json", loaded=loaded)
     return loaded
 
 
@@ -87,7 +87,8 @@ def _manifest_files(location: Path) -> list[Path]:
     return [location]
 
 
-def _read_text(source: str, text: str, *, as_json: bool, loaded: LoadedManifests) -> None:
+def read_text(source: str, text: str, *, as_json: bool, loaded: LoadedManifests) -> None:
+    """Read one source's text (YAML stream or JSON) into `loaded`, as `load_manifests` reads files."""
     loaded.sources.append(source)
     numbered = _numbered_objects(source, _json_documents(text) if as_json else _yaml_documents(text))
     for number, body in numbered:
@@ -112,7 +113,7 @@ def _yaml_documents(text: str) -> Iterator[Any]:
     """Each YAML document of a stream, or a `_ParseFailure`; a broken document does not hide the next."""
     for position, (first_line, chunk) in enumerate(_yaml_chunks(text)):
         try:
-            value = yaml.load(chunk, Loader=_KubernetesYamlLoader)  # noqa: S506 - a SafeLoader subclass
+            value = yaml.load(chunk, Loader=KubernetesYamlLoader)  # noqa: S506 - a SafeLoader subclass
         except yaml.YAMLError as exc:
             yield _ParseFailure(_yaml_failure(exc, first_line))
             continue

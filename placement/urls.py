@@ -6,5 +6,8 @@ app_name = "placement"
 
 urlpatterns = [
     path("placements/", views.placement_list, name="placement-list"),
+    path("placements/new/", views.placement_create, name="placement-create"),
+    path("placements/upload/", views.placement_upload, name="placement-upload"),
     path("placements/<int:pk>/", views.placement_detail, name="placement-detail"),
+    path("placements/<int:pk>/edit/", views.placement_edit, name="placement-edit"),
 ]

@@ -1,0 +1,144 @@
+"""Manifests imported as dashboard-owned placements: the one path of `manage.py apply` and the upload page.
+
+`apply_manifests` reads and validates exactly as `schedule` does; any problem (or a name owned by the
+hub) is reported as `FILE: document N: FIELD: message` and nothing is written. Placements and
+ClusterResourcePlacements are created or updated as dashboard-owned placements of the hub and
+rescheduled; other kinds are ignored with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from inventory.models import Hub
+from placement import history, service
+from placement.manifests import KubernetesYamlLoader, LoadedManifests, read_text
+from placement.models import Placement
+from placement.scheduler.documents import Document, Family, Problem
+from placement.scheduler.offline import CLUSTER_RESOURCE_PLACEMENT, PLACEMENT, ParsedObject, parse_documents
+
+APPLIED_KINDS = {(Family.OCM, PLACEMENT), (Family.FLEET, CLUSTER_RESOURCE_PLACEMENT)}
+CREATED, CONFIGURED, UNCHANGED = "created", "configured", "unchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """One placement the import created, configured (changed) or left unchanged."""
+
+    placement: Placement
+    verb: str
+
+    @property
+    def selected(self) -> int:
+        return len(self.placement.explanation.get("selected") or [])
+
+    def __str__(self) -> str:
+        placement = self.placement
+        where = f"on hub {placement.hub.name} ({self.selected} selected)"
+        return f"{placement.kind} {placement} {self.verb} {where}"
+
+
+@dataclass(slots=True)
+class ApplyReport:
+    """What an import did: the placements applied, or every problem (then nothing was written)."""
+
+    applied: list[Applied] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_text(source: str, text: str) -> LoadedManifests:
+    """Documents of one uploaded file (multi-document YAML, or JSON when the name ends in `.json`)."""
+    loaded = LoadedManifests()
+    # the file readers of `manage.py apply`, fed from memory so problems name the uploaded file
+    read_text(source, text, as_json=source.endswith(".json"), loaded=loaded)
+    return loaded
+
+
+def load_yaml(text: str) -> Any:
+    """One YAML value read as the apiserver reads it (timestamps stay strings, repeated keys fail)."""
+    return yaml.load(text, Loader=KubernetesYamlLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def apply_manifests(loaded: LoadedManifests, hub: Hub, actor: service.Actor) -> ApplyReport:
+    """Create or update the dashboard-owned placements of `loaded` on `hub`, all or nothing."""
+    report = ApplyReport()
+    parsed = parse_documents(loaded.documents, report.warnings.append)
+    items = [item for item in parsed.objects if _applied(item, report.warnings)]
+    problems = [*loaded.problems, *parsed.problems, *_ownership_problems(hub, items)]
+    if problems:
+        report.problems = [str(problem) for problem in loaded.ordered(problems)]
+        return report
+    try:
+        with transaction.atomic():
+            for item in items:
+                report.applied.append(_apply(hub, item, actor))
+    except ValidationError as exc:
+        # a check only the database can make (a name taken meanwhile): the transaction wrote nothing
+        report.applied, report.problems = [], _validation_problems(item.document, exc)
+    return report
+
+
+def _applied(item: ParsedObject, warnings: list[str]) -> bool:
+    if (item.family, item.document.kind) in APPLIED_KINDS:
+        return True
+    warnings.append(f"{item.document.where}: {item.document.kind} is not a placement; ignored")
+    return False
+
+
+def _validation_problems(document: Document, exc: ValidationError) -> list[str]:
+    fields: Mapping[str, list[str]] = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
+    return [str(document.problem(name, message)) for name, messages in fields.items() for message in messages]
+
+
+def _identity(item: ParsedObject) -> tuple[str, str, str]:
+    kind = (
+        Placement.Kind.PLACEMENT
+        if item.document.kind == PLACEMENT
+        else Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
+    )
+    # the parser applied kubectl's "default" namespace to OCM Placements
+    return kind, getattr(item.value, "namespace", "") or "", item.document.name
+
+
+def _ownership_problems(hub: Hub, items: list[ParsedObject]) -> list[Problem]:
+    problems = []
+    for item in items:
+        kind, namespace, name = _identity(item)
+        if Placement.objects.filter(hub=hub, kind=kind, namespace=namespace, name=name, owner="hub").exists():
+            message = f"{kind} {name} is a read-only mirror of hub {hub.name}; change it on the hub"
+            problems.append(item.document.problem("metadata.name", message))
+    return problems
+
+
+def _apply(hub: Hub, item: ParsedObject, actor: service.Actor) -> Applied:
+    kind, namespace, name = _identity(item)
+    body = item.document.body
+    spec = body.get("spec") or {}
+    metadata = body["metadata"]
+    placement = Placement.objects.filter(hub=hub, kind=kind, namespace=namespace, name=name).first()
+    labels, annotations = metadata.get("labels") or {}, metadata.get("annotations") or {}
+    if placement is None:
+        placement = service.create_placement(
+            kind=kind,
+            hub=hub,
+            namespace=namespace,
+            name=name,
+            spec=spec,
+            actor=actor,
+            labels=labels,
+            annotations=annotations,
+        )
+        return Applied(placement, CREATED)
+    changed = (placement.spec, placement.labels, placement.annotations) != (spec, labels, annotations)
+    # annotations steer the scheduler (scheduling-disable), so they are saved before it runs
+    placement.labels, placement.annotations = labels, annotations
+    placement.save(update_fields=["labels", "annotations", "updated"])
+    service.apply_spec(placement, spec, actor=actor, trigger=f"applied by {history.actor_label(actor)}")
+    return Applied(placement, CONFIGURED if changed else UNCHANGED)
