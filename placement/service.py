@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import bisect
 import copy
+import hashlib
+import json
 import logging
 import threading
 from collections import Counter
@@ -306,16 +308,54 @@ def evaluate(
     """
     parsed = parse(placement, spec)
     snapshot = hub_snapshot(placement.hub)
-    return _schedule(placement, parsed, snapshot, _now(now))
+    return _schedule(placement, parsed, snapshot, _now(now), spec=spec)
 
 
-def _schedule(placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime) -> ScheduleResult:
+def _schedule(
+    placement: Placement,
+    parsed: Any,
+    snapshot: HubSnapshot,
+    now: datetime,
+    *,
+    spec: Mapping[str, Any] | None = None,
+) -> ScheduleResult:
     if placement.is_ocm:
         return schedule_placement(parsed, snapshot.ocm, now, existing_conditions=_conditions(placement))
+    bindings = snapshot.bindings.get(placement.name, ())
+    index, _ = policy_snapshot(placement, bindings, spec)
     try:
-        return schedule_crp(parsed, snapshot.fleet, snapshot.bindings.get(placement.name, ()), now)
+        return schedule_crp(
+            parsed, snapshot.fleet, bindings, now, policy_snapshot_name=f"{placement.name}-{index}"
+        )
     except fleet.SchedulingError as exc:
         raise ManifestError("spec.policy", str(exc)) from None
+
+
+def policy_snapshot(
+    placement: Placement,
+    bindings: Iterable[fleet.ClusterResourceBinding],
+    spec: Mapping[str, Any] | None = None,
+) -> tuple[int, str]:
+    """(index, policy hash) of the ClusterSchedulingPolicySnapshot upstream would schedule `spec` under.
+
+    upstream makes a new snapshot (index + 1) whenever the policy changes, except `numberOfClusters`,
+    which is an annotation of the same snapshot; bindings of older snapshots are then obsolete. Hub
+    mirrors: the newest `<crp>-<index>` their bindings name (the hub's snapshots are not mirrored).
+    """
+    policy = dict(((placement.spec if spec is None else spec) or {}).get("policy") or {})
+    policy.pop("numberOfClusters", None)
+    digest = hashlib.sha256(json.dumps(policy, sort_keys=True).encode()).hexdigest()[:16]
+    if placement.read_only:
+        prefix = f"{placement.name}-"
+        indices = [
+            int(name[len(prefix) :])
+            for name in (b.scheduling_policy_snapshot_name for b in bindings)
+            if name.startswith(prefix) and name[len(prefix) :].isdigit()
+        ]
+        return max(indices, default=0), digest
+    stored = (placement.status or {}).get("policySnapshot") or {}
+    index = int(stored.get("index", 0))
+    return (index + 1 if stored.get("hash") not in (None, digest) else index), digest
 
 
 def decision_diff(before: Sequence[str], after: Sequence[str]) -> dict[str, list[str]]:
@@ -505,6 +545,7 @@ def _store_fleet(
     result = _schedule_or_none(placement, parsed, snapshot, now)
     if result is None:
         return Outcome(before, before, changed_decisions=False)
+    index, digest = policy_snapshot(placement, own)
     created, updated = [], []
     for change in result.binding_changes:
         body = change.binding.to_manifest()
@@ -525,6 +566,7 @@ def _store_fleet(
     placement.status = {
         **(placement.status or {}),
         "conditions": set_condition(_conditions(placement), scheduled, now),
+        "policySnapshot": {"index": index, "hash": digest},
     }
     _save_run(placement, result, now)
     return Outcome(before, _bound_clusters(snapshot.bindings[placement.name]), bool(result.binding_changes))

@@ -211,3 +211,38 @@ def test_fleet_crps_get_bindings_and_the_scheduled_condition(manifests_hub: Hub,
     assert len(bindings) <= 2 and all(b.owner == "dashboard" for b in bindings)
     assert {b.spec["targetCluster"] for b in bindings} == set(crp.explanation["selected"])
     assert crp.status["conditions"][0]["type"] == "ClusterResourcePlacementScheduled"
+
+
+def test_a_policy_change_is_a_new_policy_snapshot_that_makes_old_bindings_obsolete(
+    manifests_hub: Hub, editor: User
+) -> None:
+    spec = {
+        "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": "web"}],
+        "policy": {"placementType": "PickN", "numberOfClusters": 2},
+    }
+    crp = service.create_placement(
+        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
+        hub=manifests_hub,
+        namespace="",
+        name="web-crp",
+        spec=spec,
+        actor=editor,
+    )
+    service.reschedule(crp, trigger="test", now=NOW)
+    crp.refresh_from_db()
+    assert {b.spec["schedulingPolicySnapshotName"] for b in crp.bindings.all()} == {"web-crp-0"}
+
+    # upstream keeps numberOfClusters in an annotation of the same snapshot
+    crp.spec = {**spec, "policy": {**spec["policy"], "numberOfClusters": 3}}
+    assert service.policy_snapshot(crp, [])[0] == 0
+
+    crp.spec = {
+        **spec,
+        "policy": {**spec["policy"], "tolerations": [{"key": "maintenance", "operator": "Exists"}]},
+    }
+    crp.save()
+    service.reschedule(crp, trigger="test", now=NOW)
+    crp.refresh_from_db()
+    assert crp.status["policySnapshot"]["index"] == 1
+    live = [b for b in crp.bindings.all() if b.spec["state"] != "Unscheduled"]
+    assert live and {b.spec["schedulingPolicySnapshotName"] for b in live} == {"web-crp-1"}
