@@ -135,8 +135,21 @@ class OcmScheduleResult:
         scored = () if self.outcome is None or self.outcome.scored is None else self.outcome.scored
         return {int(p): offset for offset, p in enumerate(scored)}
 
+    @cached_property
+    def _score_columns(self) -> tuple[list[tuple[str, list[int], list[bool]]], list[int]]:
+        """Per prioritizer (name, values, scored) and the ranked totals as Python lists: explaining
+        10k clusters one by one must not index numpy scalars 10k times per column."""
+        if self.outcome is None:
+            return [], []
+        columns = [(r.prioritizer.name, r.values.tolist(), r.scored.tolist()) for r in self.outcome.scores]
+        return columns, self.outcome.totals.tolist()
+
+    @cached_property
+    def _stage_list(self) -> list[int]:
+        return self._stages.tolist()
+
     def _filtered_by(self, position: int) -> str | None:
-        stage = int(self._stages[position])
+        stage = self._stage_list[position]
         cluster = self.inventory.clusters[position]
         if stage == SCORED:
             return None
@@ -171,12 +184,13 @@ class OcmScheduleResult:
         rank = self._ranks.get(position)
         scores: dict[str, int] = {}
         total = None
-        if rank is not None and self.outcome is not None:
+        if rank is not None:
             offset = self._offsets[position]
-            for result in self.outcome.scores:
-                if result.scored[offset]:
-                    scores[result.prioritizer.name] = int(result.values[offset])
-            total = int(self.outcome.totals[rank - 1])
+            columns, totals = self._score_columns
+            for name, values, scored in columns:
+                if scored[offset]:
+                    scores[name] = values[offset]
+            total = totals[rank - 1]
         return {
             "name": cluster_name,
             "selected": rank is not None and rank <= self.number_of_selected_clusters,
