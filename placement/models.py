@@ -51,7 +51,8 @@ class Placement(models.Model):
     annotations = models.JSONField(default=dict, blank=True)
     spec = models.JSONField(default=dict, blank=True)
     status = models.JSONField(default=dict, blank=True)
-    # The last scheduler report (`to_report()`): the score table and every cluster's explanation.
+    # The last scheduler report (`to_explanation()`: `to_report()` with the clusters stored as columns,
+    # read back as rows by placement.tables.explanation_rows): the score table and every explanation.
     explanation = models.JSONField(default=dict, blank=True)
     last_scheduled_at = models.DateTimeField(null=True, blank=True)
     # When a timed run (toleration or add-on score expiry) is due; one timed run per moment.

@@ -1,14 +1,16 @@
 """How placements are shown: list columns, the score table computed from a stored explanation, the chart.
 
 The score table never re-runs the scheduler: every row comes from `Placement.explanation` (the
-scheduler's `to_report()`), so a page of a 10,000-cluster table costs one JSON read and a sort.
+scheduler's `to_explanation()`: clusters as columns), so a page of a 10,000-cluster table costs one
+JSON read, a sort of the key columns and a ScoreRow per shown row.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, Protocol, TypeVar, overload
 
 from fleetui.listing import Column
+from placement.scheduler import columns as cluster_columns
 from placement.summary import FLEET_CRP
 
 PLACEMENT_COLUMNS = (
@@ -82,37 +84,136 @@ def fleet_row(cluster: Mapping[str, Any], rank: int | None) -> ScoreRow:
     )
 
 
-def _fleet_rows(clusters: Sequence[Mapping[str, Any]]) -> list[ScoreRow]:
-    scored = [c for c in clusters if c.get("filteredBy") is None and c.get("affinityScore") is not None]
-    # PickN's order: (topology, affinity) descending, ties to the larger name, as KubeFleet picks
-    scored.sort(key=lambda c: (c["topologySpreadScore"], c["affinityScore"], c["name"]), reverse=True)
-    ranks = {c["name"]: rank for rank, c in enumerate(scored, 1)}
-    return [fleet_row(cluster, ranks.get(cluster["name"])) for cluster in clusters]
+def explanation_columns(explanation: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The stored explanation's clusters as columns; an explanation stored as rows (before the next
+    reschedule rewrites it) is converted, so every reader accepts both shapes."""
+    clusters = explanation.get("clusters") or {}
+    return clusters if isinstance(clusters, Mapping) else cluster_columns.from_rows(clusters)
+
+
+def explanation_rows(explanation: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The stored explanation's clusters as `to_report()` rows (the API's contract), from either shape."""
+    return cluster_columns.rows(explanation_columns(explanation))
+
+
+class RowKey(NamedTuple):
+    """The sort and filter fields of one row of the columns, and where it is."""
+
+    index: int
+    name: str
+    selected: bool
+    filtered_by: str | None
+    total: int | None
+    rank: int | None
+
+
+class _Sortable(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def selected(self) -> bool: ...
+    @property
+    def filtered_by(self) -> str | None: ...
+    @property
+    def total(self) -> int | None: ...
+    @property
+    def rank(self) -> int | None: ...
+
+
+Row = TypeVar("Row", bound=_Sortable)
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """The score table of one explanation, kept as columns: rows are built only when read."""
+
+    kind: str
+    columns: Mapping[str, Any]
+    weights: Mapping[str, int]
+    ranks: Sequence[int | None]
+    totals: Sequence[int | None]
+
+    @classmethod
+    def of(cls, kind: str, explanation: Mapping[str, Any]) -> "ScoreTable":
+        columns = explanation_columns(explanation)
+        if kind != FLEET_CRP:
+            count = cluster_columns.row_count(columns)
+            ranks = columns.get("rank") or [None] * count
+            return cls(kind, columns, explanation.get("weights") or {}, ranks, columns.get("total") or ranks)
+        names, reasons = columns.get("name") or [], columns.get("filteredBy") or []
+        affinity, topology = columns.get("affinityScore") or [], columns.get("topologySpreadScore") or []
+        scored = [i for i in range(len(names)) if reasons[i] is None and affinity[i] is not None]
+        # PickN's order: (topology, affinity) descending, ties to the larger name, as KubeFleet picks
+        scored.sort(key=lambda i: (topology[i], affinity[i], names[i]), reverse=True)
+        ranks: list[int | None] = [None] * len(names)
+        totals: list[int | None] = [None] * len(names)
+        for rank, i in enumerate(scored, 1):
+            ranks[i], totals[i] = rank, affinity[i] + topology[i]
+        return cls(kind, columns, {}, ranks, totals)
+
+    def __len__(self) -> int:
+        return len(self.ranks)
+
+    def row(self, index: int) -> ScoreRow:
+        cluster = cluster_columns.row(self.columns, index)
+        if self.kind == FLEET_CRP:
+            return fleet_row(cluster, self.ranks[index])
+        return ocm_row(cluster, self.weights)
+
+    def keys(self) -> list[RowKey]:
+        """Every row's sort and filter fields, from the columns (no ScoreRow built)."""
+        names = self.columns.get("name") or []
+        selected = self.columns.get("selected") or []
+        reasons = self.columns.get("filteredBy") or []
+        fields = zip(range(len(self)), names, selected, reasons, self.totals, self.ranks, strict=True)
+        return [RowKey(*row) for row in fields]
+
+    def top(self, count: int) -> list[ScoreRow]:
+        """The rows of the `count` best ranks, by rank."""
+        ranked = sort_rows([key for key in self.keys() if key.rank is not None], "rank")
+        return [self.row(key.index) for key in ranked[:count]]
+
+
+class ScoreRows(Sequence[ScoreRow]):
+    """Rows of a ScoreTable in a given order, built when indexed: a paginator builds one page's rows."""
+
+    def __init__(self, table: ScoreTable, keys: Sequence[RowKey]) -> None:
+        self.table, self.keys = table, keys
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, index: int) -> ScoreRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ScoreRow]: ...
+    def __getitem__(self, index: int | slice) -> ScoreRow | list[ScoreRow]:
+        if isinstance(index, slice):
+            return [self.table.row(key.index) for key in self.keys[index]]
+        return self.table.row(self.keys[index].index)
+
+    def __iter__(self) -> Iterator[ScoreRow]:
+        return (self.table.row(key.index) for key in self.keys)
 
 
 def score_rows(kind: str, explanation: Mapping[str, Any]) -> list[ScoreRow]:
     """Every cluster of the explanation as a ScoreRow, ranked first (by rank), then the rest by name."""
-    clusters = explanation.get("clusters") or []
-    if kind == FLEET_CRP:
-        rows = _fleet_rows(clusters)
-    else:
-        weights = explanation.get("weights") or {}
-        rows = [ocm_row(cluster, weights) for cluster in clusters]
-    return sort_rows(rows, "rank")
+    table = ScoreTable.of(kind, explanation)
+    return [table.row(key.index) for key in sort_rows(table.keys(), "rank")]
 
 
-def _rank_key(row: ScoreRow) -> tuple[int, int, str]:
+def _rank_key(row: _Sortable) -> tuple[int, int, str]:
     return (0, row.rank, row.name) if row.rank is not None else (1, 0, row.name)
 
 
-def _total_key(row: ScoreRow) -> tuple[int, int, str]:
+def _total_key(row: _Sortable) -> tuple[int, int, str]:
     return (0, -row.total, row.name) if row.total is not None else (1, 0, row.name)
 
 
 _SORT_KEYS = {"rank": _rank_key, "name": lambda row: row.name, "total": _total_key}
 
 
-def sort_rows(rows: list[ScoreRow], sort: str) -> list[ScoreRow]:
+def sort_rows(rows: list[Row], sort: str) -> list[Row]:
     """Rows by `rank`, `name` or `total` (`-` reverses); unscored rows stay last for rank and total."""
     key = _SORT_KEYS[sort.lstrip("-")]
     ordered = sorted(rows, key=key)
@@ -124,7 +225,7 @@ def sort_rows(rows: list[ScoreRow], sort: str) -> list[ScoreRow]:
     return scored[::-1] + ordered[len(scored):]
 
 
-def filter_rows(rows: Sequence[ScoreRow], *, name: str = "", show: str = "") -> list[ScoreRow]:
+def filter_rows(rows: Sequence[Row], *, name: str = "", show: str = "") -> list[Row]:
     """`name` contains; `show` = `selected`, `scored` or `filtered` (anything else: every row)."""
     wanted = {
         "selected": lambda row: row.selected,

@@ -55,14 +55,17 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict:
     explanation = placement.explanation or {}
     prioritizers = tables.prioritizer_columns(placement.kind, explanation)
     names = [name for name, _ in prioritizers]
-    rows = tables.score_rows(placement.kind, explanation)
+    table = tables.ScoreTable.of(placement.kind, explanation)
+    keys = table.keys()
     sort = request.GET.get("sort", "rank")
     if sort.lstrip("-") not in tables.SCORE_COLUMNS_SORTS:
         sort = "rank"
     shown = tables.filter_rows(
-        tables.sort_rows(rows, sort), name=request.GET.get("cluster", ""), show=request.GET.get("show", "")
+        tables.sort_rows(keys, sort), name=request.GET.get("cluster", ""), show=request.GET.get("show", "")
     )
-    page = Paginator(shown, listing.per_page(request.GET)).get_page(request.GET.get("page"))
+    # sorted and filtered on the key columns; ScoreRows are built for the shown page only
+    rows = tables.ScoreRows(table, shown)
+    page = Paginator(rows, listing.per_page(request.GET)).get_page(request.GET.get("page"))
     return {
         "placement": placement,
         "prioritizers": prioritizers,
@@ -70,9 +73,9 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict:
         "page": page,
         "page_queries": listing.page_queries(request, page),
         "columns": listing.sort_links(SCORE_COLUMNS, request.GET),
-        "cluster_count": len(rows),
-        "scored_count": sum(1 for row in rows if row.rank is not None),
-        "chart": tables.chart_figure(placement.kind, rows, names),
+        "cluster_count": len(table),
+        "scored_count": sum(1 for key in keys if key.rank is not None),
+        "chart": tables.chart_figure(placement.kind, table.top(tables.CHART_TOP), names),
         # OCM reports summarise the clusters outside the eligible sets instead of listing 10k of them
         "outside": explanation.get("outside") or {},
         "explanation_error": explanation.get("error", ""),

@@ -9,6 +9,7 @@ from inventory.api.serializers import HubScopedSerializer
 from inventory.models import Hub
 from placement import queries
 from placement.models import ClusterResourceBinding, DecisionChange, Placement, PlacementDecision
+from placement.tables import explanation_rows
 
 
 class PlacementSerializer(HubScopedSerializer):
@@ -57,8 +58,19 @@ class PlacementSerializer(HubScopedSerializer):
         return attrs
 
 
+class ExplanationField(serializers.JSONField):
+    """The stored explanation with its per-cluster columns turned back into `to_report()` rows: the
+    API answers the shape it always has."""
+
+    def to_representation(self, value: Any) -> Any:
+        explanation = dict(value or {})
+        if "clusters" in explanation:
+            explanation["clusters"] = explanation_rows(explanation)
+        return super().to_representation(explanation)
+
+
 class PlacementDetailSerializer(PlacementSerializer):
-    explanation = serializers.JSONField(read_only=True)
+    explanation = ExplanationField(read_only=True)
 
     class Meta(PlacementSerializer.Meta):
         fields = [*PlacementSerializer.Meta.fields, "explanation"]

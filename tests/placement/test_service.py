@@ -12,6 +12,7 @@ from inventory.models import Hub
 from placement import service
 from placement.models import PLACEMENT_LABEL, DecisionChange, Placement, PlacementDecision, PlacementEvent
 from placement.scheduler.errors import ManifestError
+from placement.tables import explanation_rows
 from tests.factories import UserFactory
 from tests.placement.conftest import NOW, WEB_SPEC
 
@@ -56,10 +57,11 @@ def test_creating_stores_decisions_as_upstream(web_placement: Placement) -> None
     ]
     explained = web_placement.explanation
     assert explained["selected"] == names
-    assert [c["name"] for c in explained["clusters"] if c["selected"]] == sorted(
-        names, key=lambda n: [c["name"] for c in explained["clusters"]].index(n)
+    clusters = explanation_rows(explained)  # stored as columns
+    assert [c["name"] for c in clusters if c["selected"]] == sorted(
+        names, key=lambda n: [c["name"] for c in clusters].index(n)
     )
-    assert explained["outside"]["count"] + len(explained["clusters"]) == 12  # the OCM clusters
+    assert explained["outside"]["count"] + len(clusters) == 12  # the OCM clusters
     assert "not a member of any ManagedClusterSet" in explained["outside"]["reason"]
 
 
@@ -155,7 +157,7 @@ def test_hub_owned_placements_are_read_only_and_only_explained(manifests_hub: Hu
         service.apply_spec(mirror, mirror.spec, actor=editor)
     service.reschedule(mirror, trigger="periodic resync", now=NOW)
     mirror.refresh_from_db()
-    assert mirror.explanation["name"] == "frontend" and mirror.explanation["clusters"]
+    assert mirror.explanation["name"] == "frontend" and explanation_rows(mirror.explanation)
     assert list(PlacementDecision.objects.values_list("pk", "decisions")) == hub_decisions
     assert not mirror.events.exists()
 

@@ -7,7 +7,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from placement.models import DecisionChange, Owner, Placement
+from placement.scheduler import columns
 from tests.factories import HubFactory, PlacementFactory, UserFactory
+from tests.placement_pages.explanations import OCM_EXPLANATION
 
 pytestmark = pytest.mark.django_db
 
@@ -119,6 +121,13 @@ def test_list_filters_like_the_page(api: APIClient, demo_fleet: None) -> None:
     assert api.get(url("placement-list"), {"kind": "Nope"}).status_code == 400
     detail = api.get(url("placement-detail", body["results"][0]["id"])).json()
     assert "explanation" in detail
+
+
+def test_detail_answers_the_stored_columns_as_report_rows(api: APIClient) -> None:
+    columnar = {**OCM_EXPLANATION, "clusters": columns.from_rows(OCM_EXPLANATION["clusters"])}
+    placement = PlacementFactory(explanation=columnar)
+    explanation = api.get(url("placement-detail", placement.pk)).json()["explanation"]
+    assert explanation == OCM_EXPLANATION
 
 
 def test_whatif_answers_the_preview_and_400_naming_the_field(api: APIClient, demo_fleet: None) -> None:

@@ -1,6 +1,7 @@
 """The score table maths from a stored explanation: weighted contributions, totals, ranks, sort, chart."""
 
 from placement import tables
+from placement.scheduler import columns
 from placement.summary import FLEET_CRP, OCM_PLACEMENT
 from tests.placement_pages.explanations import ADDON, FLEET_EXPLANATION, MEMORY, OCM_EXPLANATION
 
@@ -64,3 +65,15 @@ def test_chart_stacks_one_trace_per_prioritizer_over_the_top_ranks() -> None:
     assert [trace["name"] for trace in figure["data"]] == [ADDON, "Balance", MEMORY, "Steady"]
     assert all(trace["x"] == ["b", "c"] and trace["type"] == "bar" for trace in figure["data"])
     assert [trace["y"] for trace in figure["data"]] == [[30, 0], [100, 0], [40, 200], [100, 0]]
+
+
+def test_columnar_and_row_shaped_explanations_give_the_same_table() -> None:
+    for kind, explanation in ((OCM_PLACEMENT, OCM_EXPLANATION), (FLEET_CRP, FLEET_EXPLANATION)):
+        columnar = {**explanation, "clusters": columns.from_rows(explanation["clusters"])}
+        assert tables.score_rows(kind, columnar) == tables.score_rows(kind, explanation)
+        assert tables.explanation_rows(columnar) == tables.explanation_rows(explanation)
+        assert tables.explanation_rows(columnar) == explanation["clusters"]
+        table = tables.ScoreTable.of(kind, columnar)
+        shown = tables.ScoreRows(table, tables.sort_rows(table.keys(), "-total"))
+        assert list(shown) == tables.sort_rows(tables.score_rows(kind, explanation), "-total")
+        assert shown[1:3] == list(shown)[1:3]

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from placement.scheduler.columns import rows as column_rows
 from placement.scheduler.fleet.types import ClusterDecision, ClusterResourceBinding
 
 CREATE, PATCH, UNSCHEDULE = "create", "patch", "unschedule"
@@ -42,6 +43,19 @@ class ClusterTable:
     scored: np.ndarray  # bool: the score columns hold a score for this cluster
     affinity: np.ndarray  # int64
     topology: np.ndarray  # int64
+
+    def columns(self) -> dict[str, list[Any]]:
+        """The explanation columns, keyed as `ClusterExplanation.to_dict()`, from the arrays (`.tolist()`)."""
+        scored = self.scored.tolist()
+        return {
+            "name": list(self.names),
+            "selected": self.selected.tolist(),
+            "filteredBy": self.filtered_by.tolist(),
+            "affinityScore": [v if s else None for v, s in zip(self.affinity.tolist(), scored, strict=True)],
+            "topologySpreadScore": [
+                v if s else None for v, s in zip(self.topology.tolist(), scored, strict=True)
+            ],
+        }
 
     def explain(self, index: int) -> ClusterExplanation:
         scored = bool(self.scored[index])
@@ -113,15 +127,14 @@ class FleetScheduleResult:
         except ValueError:
             return None
 
-    def to_report(self) -> dict[str, Any]:
-        """One item of `schedule -o json`: plain JSON types only."""
+    def _report(self, clusters: Any) -> dict[str, Any]:
         return {
             "kind": "ClusterResourcePlacement",
             "namespace": None,
             "name": self.placement_name,
             "placementType": self.placement_type,
             "selected": list(self.selected),
-            "clusters": [c.to_dict() for c in self.clusters()],
+            "clusters": clusters,
             "conditions": [self.condition.to_dict()],
             "decisions": [d.to_dict() for d in self.decisions],
             "events": [],
@@ -129,3 +142,12 @@ class FleetScheduleResult:
             "cycles": self.cycles,
             "notes": list(self.notes),
         }
+
+    def to_report(self) -> dict[str, Any]:
+        """One item of `schedule -o json`: plain JSON types only."""
+        return self._report(column_rows(self.cluster_table.columns()))
+
+    def to_explanation(self) -> dict[str, Any]:
+        """The explanation stored on a placement: `to_report()` with `clusters` as columns (`name`,
+        `selected`, `filteredBy`, `affinityScore`, `topologySpreadScore`), in name order."""
+        return self._report(self.cluster_table.columns())

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from placement.scheduler.columns import rows as column_rows
 from placement.scheduler.ocm.decisions import BindPlan, DecisionGroup, DecisionPage
 from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.predicate import predicate_reason
@@ -200,27 +201,58 @@ class OcmScheduleResult:
             "rank": rank,
         }
 
-    def to_report(self, *, summarise_outside: bool = False) -> dict[str, Any]:
-        """One item of `schedule -o json`: plain JSON types only.
+    def cluster_columns(self, *, summarise_outside: bool = False) -> tuple[dict[str, Any], np.ndarray]:
+        """Per-cluster explanation columns, ranked clusters first (by rank), then the rest in inventory
+        order, and the positions left out as outside the eligible sets (only with `summarise_outside`).
 
-        `summarise_outside` lists only the clusters of the eligible sets and reports the others, which
-        share one reason, as `outside: {count, reason}` (the stored explanation of a placement bound to
-        a few sets of a 10k-cluster hub stays small).
+        Built from the scheduling arrays with `.tolist()`; a filter reason is computed only for the
+        clusters that were not ranked.
         """
-        ranked = [] if self.outcome is None else [self.names[p] for p in self.outcome.ranked]
-        listed = set(ranked)
-        unranked = [name for name in self.names if name not in listed]
-        outside: list[str] = []
+        ranked = np.zeros(0, dtype=np.int64) if self.outcome is None else np.asarray(self.outcome.ranked)
+        unlisted = np.ones(self.inventory.size, dtype=bool)
+        unlisted[ranked] = False
+        outside = np.zeros(0, dtype=np.int64)
         if summarise_outside:
             members = self._eligible_members()
-            outside = [name for name in unranked if not members[self.inventory.position[name]]]
-            unranked = [name for name in unranked if members[self.inventory.position[name]]]
+            outside = np.flatnonzero(unlisted & ~members)
+            unlisted &= members
+        unranked = np.flatnonzero(unlisted)
+        count, missing = len(ranked), [None] * len(unranked)
+        selected = min(self.number_of_selected_clusters, count)
+        scores: dict[str, list[int | None]] = {}
+        if count:
+            offsets = np.full(self.inventory.size, -1, dtype=np.int64)
+            offsets[self.outcome.scored] = np.arange(len(self.outcome.scored))
+            at = offsets[ranked]
+            for result in self.outcome.scores:
+                name, values, scored = result.prioritizer.name, result.values[at].tolist(), result.scored[at]
+                if name not in scores and scored.all():
+                    scores[name] = values  # the common case: every ranked cluster has this score
+                    continue
+                # duplicate AddOn configs share one name: a later scored value wins, as in explain()
+                previous = scores.get(name) or [None] * count
+                flags = scored.tolist()
+                scores[name] = [v if s else p for v, s, p in zip(values, flags, previous, strict=True)]
+        names = self.names
+        stages = self._stage_list
+        columns: dict[str, Any] = {
+            "name": [names[p] for p in ranked.tolist() + unranked.tolist()],
+            "selected": [True] * selected + [False] * (count - selected + len(unranked)),
+            "filteredBy": [None] * count
+            + [None if stages[p] == SCORED else self._filtered_by(p) for p in unranked.tolist()],
+            "scores": {name: column + missing for name, column in scores.items()},
+            "total": (self.outcome.totals.tolist() if count else []) + missing,
+            "rank": list(range(1, count + 1)) + missing,
+        }
+        return columns, outside
+
+    def _report(self, clusters: Any, outside: np.ndarray | None) -> dict[str, Any]:
         report: dict[str, Any] = {
             "kind": "Placement",
             "namespace": self.placement.namespace,
             "name": self.placement.name,
             "selected": self.decision_order,
-            "clusters": [self.explain(name) for name in ranked + unranked],
+            "clusters": clusters,
             "weights": self.weights,
             "conditions": self.conditions,
             "decisions": self.decisions,
@@ -229,16 +261,32 @@ class OcmScheduleResult:
             "decisionGroups": self.decision_groups,
             "requeueAfterSeconds": None if self.requeue_after is None else self.requeue_after.total_seconds(),
         }
-        if summarise_outside:
+        if outside is not None:
             report["outside"] = {
                 "count": len(outside),
-                "reason": self.explain(outside[0])["filteredBy"] if outside else "",
+                "reason": self._filtered_by(int(outside[0])) if len(outside) else "",
             }
         if self.skipped:
             report["skipped"] = True
         if self.error is not None:
             report["error"] = self.error
         return report
+
+    def to_report(self, *, summarise_outside: bool = False) -> dict[str, Any]:
+        """One item of `schedule -o json`: plain JSON types only.
+
+        `summarise_outside` lists only the clusters of the eligible sets and reports the others, which
+        share one reason, as `outside: {count, reason}` (the stored explanation of a placement bound to
+        a few sets of a 10k-cluster hub stays small).
+        """
+        columns, outside = self.cluster_columns(summarise_outside=summarise_outside)
+        return self._report(column_rows(columns), outside if summarise_outside else None)
+
+    def to_explanation(self) -> dict[str, Any]:
+        """The explanation stored on a placement: `to_report(summarise_outside=True)` with `clusters`
+        as columns (`name`, `selected`, `filteredBy`, `scores` per prioritizer, `total`, `rank`)."""
+        columns, outside = self.cluster_columns(summarise_outside=True)
+        return self._report(columns, outside)
 
     def _eligible_members(self) -> np.ndarray:
         """Members of the eligible sets that still exist, as a mask over the inventory."""

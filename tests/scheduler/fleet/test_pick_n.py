@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from placement.scheduler.columns import row
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.schedule import build_decisions, schedule_crp
 from placement.scheduler.fleet.types import (
@@ -142,3 +143,31 @@ def test_build_decisions_skipped_filtered_entries_use_up_slots() -> None:
     filtered = [("a", "ClusterUnschedulable, x"), ("b", "ClusterUnschedulable, y")]
     decisions = build_decisions(existing, [], filtered, max_unselected=1)
     assert [d.cluster_name for d in decisions] == ["a"]
+
+
+def test_stored_explanation_columns_agree_with_the_report_row_by_row() -> None:
+    gold = ClusterSelectorTerm(parse_label_selector({"matchLabels": {"tier": "gold"}}))
+    alive = ClusterSelectorTerm(
+        parse_label_selector({"matchExpressions": [{"key": "tier", "operator": "Exists"}]})
+    )
+    affinity = ClusterAffinity(required_terms=(alive,), preferred=(PreferredClusterSelector(10, gold),))
+    inventory = FleetInventory(
+        [
+            member("a", {"tier": "gold"}),
+            member("b", {"tier": "silver"}),
+            member("c"),
+            member("d", {"tier": "gold"}),
+        ]
+    )
+    result = schedule_crp(placement(_pick(2, affinity=affinity)), inventory, [], NOW)
+    report, stored = result.to_report(), result.to_explanation()
+    columns, rows = stored.pop("clusters"), report.pop("clusters")
+    assert stored == report
+    assert [row(columns, i) for i in range(len(columns["name"]))] == rows
+    assert rows == [c.to_dict() for c in result.clusters()]
+    assert {r["name"]: (r["selected"], r["affinityScore"], r["filteredBy"] is not None) for r in rows} == {
+        "a": (True, 10, False),
+        "b": (False, 0, False),
+        "c": (False, None, True),
+        "d": (True, 10, False),
+    }

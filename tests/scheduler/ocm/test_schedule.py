@@ -5,8 +5,9 @@ from datetime import timedelta
 
 import numpy as np
 
+from placement.scheduler.columns import row
 from placement.scheduler.ocm.schedule import schedule_candidates, schedule_placement
-from tests.scheduler.ocm.builders import NOW, binding, cluster_set, decision, hub, member, placement
+from tests.scheduler.ocm.builders import NOW, binding, cluster_set, decision, hub, member, placement, score
 
 CLUSTERS = [
     member("aws-1", labels={"cloud": "Amazon"}),
@@ -134,3 +135,41 @@ def test_cluster_sets_spec_limits_the_eligible_sets():
     assert result.selected == ["dev-1"]
     result = schedule_placement(placement(clusterSets=["qa"]), inventory, NOW)
     assert _condition(result, "PlacementSatisfied")["reason"] == "NoIntersection"
+
+
+def test_stored_explanation_columns_agree_with_the_report_row_by_row():
+    clusters = [
+        *CLUSTERS,
+        member("aws-4", labels={"cloud": "Amazon"}, allocatable={"cpu": "4"}, capacity={"cpu": "8"}),
+        member("aws-5", labels={"cloud": "Amazon"}, allocatable={"cpu": "2"}, capacity={"cpu": "8"}),
+    ]
+    cpu = {"scoreCoordinate": {"type": "AddOn", "addOn": {"resourceName": "demo", "scoreName": "cpu"}}}
+    # a duplicate AddOn config and a built-in score some clusters lack: sparse score columns
+    allocatable = {"scoreCoordinate": {"type": "BuiltIn", "builtIn": "ResourceAllocatableCPU"}}
+    configurations = [allocatable, {**cpu, "weight": 1}, {**cpu, "weight": 2}]
+    policy = {"mode": "Additive", "configurations": configurations}
+    scores = [score("aws-1", "demo", {"cpu": 30}), score("aws-4", "demo", {"cpu": 50})]
+    spec = {"predicates": AMAZON, "numberOfClusters": 2, "prioritizerPolicy": policy}
+    result = schedule_placement(placement(**spec), hub(clusters, add_on_scores=scores), NOW)
+    report = result.to_report(summarise_outside=True)
+    stored = result.to_explanation()
+    columns = stored.pop("clusters")
+    rows = report.pop("clusters")
+    assert stored == report  # every other key, `outside` included
+    assert report["outside"] == {
+        "count": 1,
+        "reason": "not a member of any ManagedClusterSet bound to namespace apps (eligible sets: prod)",
+    }
+    assert [row(columns, i) for i in range(len(columns["name"]))] == rows
+    assert rows == [result.explain(r["name"]) for r in rows]
+    assert sorted(len(r["scores"]) for r in rows if r["rank"]) == [3, 4, 4]  # aws-1 has no allocatable
+    assert [(r["selected"], r["rank"] is not None, r["filteredBy"] is not None) for r in rows] == [
+        (True, True, False),
+        (True, True, False),
+        (False, True, False),
+        (False, False, True),
+        (False, False, True),
+        (False, False, True),
+    ]
+    # without the summary the outside cluster is a row of its own, as `schedule -o json` lists it
+    assert "dev-1" in {r["name"] for r in result.to_report()["clusters"]} - {r["name"] for r in rows}
