@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from fleetui import views
+from fleetui.api import api_root
 from inventory.api.views import ApiDocsView
 
 urlpatterns = [
@@ -13,6 +14,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", api_root, name="api-root"),
     path("api/", include("inventory.api.urls")),
     path("api/", include("placement.api.urls")),
     path("", include("inventory.urls")),

@@ -1,10 +1,10 @@
-from rest_framework.routers import DefaultRouter
+from rest_framework.routers import SimpleRouter
 
 from inventory.api import views
 
 app_name = "inventory-api"
 
-router = DefaultRouter()
+router = SimpleRouter()
 router.register("hubs", views.HubViewSet, basename="hub")
 router.register("clusters", views.ClusterViewSet, basename="cluster")
 router.register("cluster-sets", views.ClusterSetViewSet, basename="cluster-set")

@@ -1,11 +1,11 @@
 from django.urls import path
-from rest_framework.routers import DefaultRouter
+from rest_framework.routers import SimpleRouter
 
 from placement.api import views
 
 app_name = "placement-api"
 
-router = DefaultRouter()
+router = SimpleRouter()
 router.register("placements", views.PlacementViewSet, basename="placement")
 
 urlpatterns = [
