@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,10 +18,15 @@ PLUGIN = "Predicate"
 
 @dataclass(frozen=True, slots=True)
 class CompiledPredicate:
-    """A predicate with its CEL expressions compiled once per placement (None when there are none)."""
+    """A predicate with its CEL expressions compiled once per placement (None when there are none).
+
+    `cel_verdicts` keeps what the filter evaluated (inventory position -> matched) so explaining a
+    filtered cluster does not run the same CEL again; it lives as long as one scheduling run.
+    """
 
     predicate: ClusterPredicate
     cel: CelSelector | None
+    cel_verdicts: dict[int, bool] = field(default_factory=dict)
 
 
 def compile_predicates(predicates: Sequence[ClusterPredicate]) -> list[CompiledPredicate]:
@@ -35,10 +40,12 @@ def compile_predicates(predicates: Sequence[ClusterPredicate]) -> list[CompiledP
 def _cel_matches(compiled: CompiledPredicate, inventory: OcmInventory, position: int) -> bool:
     if compiled.cel is None:
         return True
-    cluster = inventory.clusters[position]
-    return compiled.cel.matches(
-        cluster.to_unstructured(), lambda resource: inventory.add_on_score_items(cluster.name, resource)
-    )
+    if position not in compiled.cel_verdicts:
+        cluster = inventory.clusters[position]
+        compiled.cel_verdicts[position] = compiled.cel.matches(
+            cluster.to_unstructured(), lambda resource: inventory.add_on_score_items(cluster.name, resource)
+        )
+    return compiled.cel_verdicts[position]
 
 
 def predicate_mask(
