@@ -443,6 +443,9 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
     topology = TopologySpread(run.inventory, constraints, run.held) if constraints else None
     violation = np.full(len(run.inventory), NO_VIOLATION)
     topology_scores = np.zeros(len(run.inventory), dtype=np.int64)
+    # set once: an obsolete binding picked in one cycle is held in the next, so its flag no longer counts
+    obsolete = np.zeros(len(run.inventory), dtype=np.int64)
+    obsolete[[run.inventory.index[b.target_cluster] for b in groups.obsolete]] = 1
     cycles = 0
     while True:
         cycles += 1
@@ -453,8 +456,6 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
         if topology is not None:
             violation, topology_scores = topology.evaluate()
             candidates &= violation == NO_VIOLATION
-        obsolete = np.zeros(len(run.inventory), dtype=np.int64)
-        obsolete[[run.inventory.index[b.target_cluster] for b in groups.obsolete]] = 1
         indices = np.flatnonzero(candidates)
         count = min(desired, limit, indices.size)
         final = not (desired > limit and count == limit)
