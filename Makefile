@@ -38,7 +38,58 @@ else:
 endef
 export WAIT_FOR_DEMO_HUB
 
-.PHONY: run worker beat watch test lint
+# .env for `make up`: .env.example with a fresh SECRET_KEY and credentials key filled in.
+define WRITE_DOTENV
+import secrets, sys
+from cryptography.fernet import Fernet
+fresh = {"SECRET_KEY": secrets.token_urlsafe(50), "FLEETUI_CREDENTIALS_KEY": Fernet.generate_key().decode()}
+lines = []
+for line in open(".env.example"):
+    name = line.split("=", 1)[0]
+    lines.append(f"{name}={fresh[name]}\n" if name in fresh and line.strip() == f"{name}=" else line)
+open(sys.argv[1], "w").write("".join(lines))
+print(f"wrote {sys.argv[1]} (from .env.example, with a new SECRET_KEY and FLEETUI_CREDENTIALS_KEY)")
+endef
+export WRITE_DOTENV
+
+# Creates the PostgreSQL database DATABASE_URL names when it does not exist yet.
+define CREATE_DATABASE
+import os, sys
+import dj_database_url, psycopg
+from psycopg import sql
+config = dj_database_url.parse(os.environ["DATABASE_URL"])
+if "postgresql" not in config["ENGINE"]:
+    sys.exit(0)
+params = dict(host=config["HOST"] or None, port=config["PORT"] or None, user=config["USER"] or None,
+              password=config["PASSWORD"] or None, dbname="postgres", autocommit=True)
+with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as conn:
+    if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]]).fetchone():
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
+        print(f"created database {config['NAME']}")
+endef
+export CREATE_DATABASE
+
+# Polls a URL for up to 60 s (`make up` waits for the site's /healthz).
+define WAIT_FOR_URL
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1)
+        break
+    except OSError:
+        time.sleep(0.2)
+else:
+    sys.exit(f"{sys.argv[1]} did not answer within 60 s; see {sys.argv[2]}")
+endef
+export WAIT_FOR_URL
+
+# Overridable so a test can bring up a second, separate topology.
+DOTENV ?= .env
+UP_PID ?= var/up.pid
+UP_LOG ?= var/up.log
+HONCHO := $(BIN)/honcho --env $(DOTENV)
+
+.PHONY: run worker beat watch up down test lint
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +127,29 @@ beat: $(RUNTIME_STAMP)
 
 watch: $(RUNTIME_STAMP)
 	$(MANAGE) watch_hubs
+
+$(DOTENV): | $(RUNTIME_STAMP)
+	$(BIN)/python -c "$$WRITE_DOTENV" $@
+
+# The production topology without containers (Procfile): gunicorn, two workers, beat, the hub watcher,
+# against the local PostgreSQL and Redis named in .env; logs in var/up.log. `make down` stops them.
+up: $(RUNTIME_STAMP) $(DOTENV)
+	@if [ -f $(UP_PID) ] && kill -0 $$(cat $(UP_PID)) 2>/dev/null; then \
+		echo "already up (pid $$(cat $(UP_PID))); make down first"; exit 1; fi
+	mkdir -p var
+	$(HONCHO) run $(BIN)/python -c "$$CREATE_DATABASE"
+	$(HONCHO) run $(MANAGE) migrate --noinput
+	$(HONCHO) run $(MANAGE) collectstatic --noinput -v 0
+	nohup $(HONCHO) start -f Procfile > $(UP_LOG) 2>&1 & echo $$! > $(UP_PID)
+	@bind=$$($(HONCHO) run sh -c 'echo $${WEB_BIND:-127.0.0.1:8000}'); \
+	$(BIN)/python -c "$$WAIT_FOR_URL" "http://$$bind/healthz" $(UP_LOG) && \
+	echo "up: http://$$bind/ (processes: web, worker1, worker2, beat, watch; log $(UP_LOG); make down stops)"
+
+down:
+	@if [ ! -f $(UP_PID) ]; then echo "not up"; exit 0; fi
+	@pid=$$(cat $(UP_PID)); kill -TERM $$pid 2>/dev/null || true; \
+	for _ in $$(seq 1 100); do kill -0 $$pid 2>/dev/null || break; sleep 0.2; done; \
+	kill -0 $$pid 2>/dev/null && kill -KILL $$pid; rm -f $(UP_PID); echo "down"
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

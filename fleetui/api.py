@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,6 +16,7 @@ from placement.api.urls import router as placement_router
 _ROUTERS = ((inventory_namespace, inventory_router), (placement_namespace, placement_router))
 
 
+@extend_schema(exclude=True)  # an index of links, not a resource
 @api_view(["GET"])
 def api_root(request: Request, format: str | None = None) -> Response:  # noqa: A002 - DRF's keyword
     """Links to the list endpoint of every resource."""

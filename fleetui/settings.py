@@ -21,6 +21,21 @@ SECRET_KEY = secret_key(env_str("SECRET_KEY"), debug=DEBUG, testing=TESTING)
 SECRET_KEY_CONFIGURED = bool(SECRET_KEY)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# HTTPS=1 when the site is served over TLS (directly or behind a proxy that sets X-Forwarded-Proto):
+# secure cookies, redirect to https, HSTS. Off by default so `make run` / `make up` work on plain http.
+HTTPS = env_bool("HTTPS", default=False)
+if HTTPS:
+    SECURE_SSL_REDIRECT = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+    if not SECURE_HSTS_PRELOAD:
+        # the preload list is an operator's opt-in (hard to leave), not a default; say so to --deploy
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+    # the health probe is plain http from inside the container or host
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 # Encrypts hub credentials at rest (inventory.credentials); a dev default only with DEBUG or tests.
 FLEETUI_CREDENTIALS_KEY = env_str("FLEETUI_CREDENTIALS_KEY")
 
@@ -41,6 +56,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "fleetui.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -64,12 +80,20 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "placement.context_processors.approvals_badge",
             ],
         },
     },
 ]
 
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), VAR_DIR / "fleetui.sqlite3")}
+# PostgreSQL compresses large values (a placement's explanation: 0.6 MB of JSON at 10,000 clusters,
+# written by every reschedule) with lz4 at half the CPU of its default pglz (PostgreSQL 14+; set
+# DATABASE_TOAST_COMPRESSION=pglz for a server built without lz4).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _compression = f"-c default_toast_compression={env_str('DATABASE_TOAST_COMPRESSION', 'lz4')}"
+    _options["options"] = f"{_compression} {_options.get('options', '')}".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -116,6 +140,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Clusters, cluster sets and placements across OCM and KubeFleet hubs.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # clusters and placements both have a `kind` choice field; name their enums apart
+    "ENUM_NAME_OVERRIDES": {
+        "ClusterKindEnum": "inventory.models.ManagedCluster.Kind",
+        "PlacementKindEnum": "placement.models.Placement.Kind",
+    },
 }
 
 # Celery: with no broker configured, tasks run in-process (the embedded default for `make run`).
@@ -137,11 +166,23 @@ HUB_REQUEST_TIMEOUT = env_int("HUB_REQUEST_TIMEOUT", 60)
 # Periodic hub syncs: every 15 s beat enqueues the hubs whose own sync_interval_seconds has passed.
 CELERY_BEAT_SCHEDULE = {
     "sync-due-hubs": {"task": "inventory.tasks.sync_due_hubs", "schedule": 15.0},
-    # Every placement re-evaluated every 10 minutes, as upstream's informer resync re-queues them.
-    "resync-placements": {"task": "placement.tasks.resync_placements", "schedule": 600.0},
+    # Every placement re-evaluated every 10 minutes (PLACEMENT_RESYNC_SECONDS), as upstream's informer
+    # resync re-queues them.
+    "resync-placements": {
+        "task": "placement.tasks.resync_placements",
+        "schedule": float(env_int("PLACEMENT_RESYNC_SECONDS", 600)),
+    },
+    # Staged update runs whose timed step was lost (a worker died holding it) are queued again.
+    "reconcile-due-runs": {"task": "placement.tasks.reconcile_due_runs", "schedule": 15.0},
+    # Rolling updates whose next round was lost the same way are queued again.
+    "rolling-update-due-rounds": {"task": "placement.tasks.rolling_update_due_rounds", "schedule": 15.0},
 }
 # acks_late tasks (the hub sync) are re-delivered if a worker dies; one task at a time per process.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A full reschedule (resync) is split into chunks of at most this many placements, one task each, and
+# into a multiple of RESCHEDULE_WORKERS chunks (the worker processes sharing it) so they share evenly.
+RESCHEDULE_CHUNK_SIZE = env_int("RESCHEDULE_CHUNK_SIZE", 100)
+RESCHEDULE_WORKERS = env_int("RESCHEDULE_WORKERS", 2)
 
 LOGGING = {
     "version": 1,

@@ -1,7 +1,9 @@
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.db import DatabaseError, connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
 from inventory.models import ManagedCluster
 from placement.models import Placement
@@ -22,3 +24,15 @@ def home(request: HttpRequest) -> HttpResponse:
             "placements": placements.get_page(request.GET.get("placements_page")),
         },
     )
+
+
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Liveness for load balancers, docker healthchecks and `make up`: the site answers and reaches its
+    database. No login, no data beyond ok/error."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError:
+        return JsonResponse({"status": "error", "database": "unreachable"}, status=503)
+    return JsonResponse({"status": "ok"})

@@ -1,4 +1,7 @@
-"""`python manage.py watch_hubs [NAME ...]`: apply hub changes to the database as they happen."""
+"""`python manage.py watch_hubs [NAME ...]`: apply hub changes to the database as they happen.
+
+Without names it watches every hub and keeps looking for hubs added later (the long-running watcher
+process of `make up` and docker compose starts before anyone has registered a hub)."""
 
 import signal
 import threading
@@ -8,10 +11,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from inventory.management.commands.hubs import named_hubs
-from inventory.watch import watch_hubs
+from inventory.models import Hub
+from inventory.watch import HubWatcher, watch_hubs
 
 # Seconds a watcher thread may take to finish its current event after SIGINT/SIGTERM.
 STOP_GRACE = 5.0
+# Seconds between looks for newly registered hubs when watching all of them.
+NEW_HUB_POLL = 10.0
 
 
 class Command(BaseCommand):
@@ -28,9 +34,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, names: list[str], timeout: int, **options: Any) -> None:
-        hubs = named_hubs(names)
         if timeout < 1:
             raise CommandError("--timeout must be at least 1 second", returncode=2)
+        hubs = named_hubs(names) if names else []
         stop = threading.Event()
 
         def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -39,10 +45,18 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, request_stop)
         signal.signal(signal.SIGTERM, request_stop)
-        watchers = watch_hubs(hubs, stop, timeout)
-        self.stdout.write(f"Watching {', '.join(hub.name for hub in hubs)}; Ctrl-C to stop.")
-        while not stop.wait(1.0):
-            pass
+        watchers = self._start(hubs, stop, timeout)
+        while not stop.wait(NEW_HUB_POLL if not names else 1.0):
+            if not names:
+                watched = {watcher.hub_id for watcher in watchers}
+                watchers += self._start(list(Hub.objects.exclude(pk__in=watched)), stop, timeout)
         for watcher in watchers:
             watcher.join(STOP_GRACE / len(watchers))
         self.stdout.write("Stopped.")
+
+    def _start(self, hubs: list[Hub], stop: threading.Event, timeout: int) -> list[HubWatcher]:
+        if hubs:
+            self.stdout.write(f"Watching {', '.join(hub.name for hub in hubs)}; Ctrl-C to stop.")
+        elif not Hub.objects.exists():
+            self.stdout.write("No hubs registered yet; watching for new ones every 10 s.")
+        return watch_hubs(hubs, stop, timeout)

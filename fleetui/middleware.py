@@ -1,0 +1,23 @@
+"""Request ids: each request carries one (the caller's X-Request-ID when sane, else a new one), echoed
+in the response and kept in audit entries, so an audit row can be matched to the logs of its request."""
+
+import re
+import uuid
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+HEADER = "X-Request-ID"
+_SANE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+class RequestIdMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        sent = request.headers.get(HEADER, "")
+        request.request_id = sent if _SANE.match(sent) else uuid.uuid4().hex  # type: ignore[attr-defined]
+        response = self.get_response(request)
+        response[HEADER] = request.request_id  # type: ignore[attr-defined]
+        return response
