@@ -20,6 +20,7 @@ OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
 
 _NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
@@ -49,16 +50,27 @@ def qualified_name_error(key: str) -> str | None:
     return None
 
 
+def _rfc1123_error(value: str, pattern: re.Pattern[str], max_length: int, consists_of: str) -> str | None:
+    """apimachinery's two checks of an RFC 1123 name: its length, then its characters."""
+    if len(value) > max_length:
+        return f"must be no more than {max_length} characters"
+    if not pattern.match(value):
+        return f"a lowercase RFC 1123 {consists_of}, and must start and end with an alphanumeric character"
+    return None
+
+
 def dns_subdomain_error(value: str) -> str | None:
     """Why `value` is not a lowercase RFC 1123 subdomain (apimachinery IsDNS1123Subdomain), or None."""
-    if len(value) > 253:
-        return "must be no more than 253 characters"
-    if not _DNS_SUBDOMAIN.match(value):
-        return (
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-            "and must start and end with an alphanumeric character"
-        )
-    return None
+    return _rfc1123_error(
+        value, _DNS_SUBDOMAIN, 253, "subdomain must consist of lower case alphanumeric characters, '-' or '.'"
+    )
+
+
+def dns_label_error(value: str) -> str | None:
+    """Why `value` is not a lowercase RFC 1123 label (apimachinery IsDNS1123Label: namespaces), or None."""
+    return _rfc1123_error(
+        value, _DNS_LABEL, 63, "label must consist of lower case alphanumeric characters or '-'"
+    )
 
 
 def label_value_error(value: str) -> str | None:

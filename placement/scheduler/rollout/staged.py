@@ -37,10 +37,11 @@ TARGET_UPDATE_RUN_LABEL = "kubernetes-fleet.io/targetUpdateRun"
 TASK_TYPE_LABEL = "kubernetes-fleet.io/taskType"
 IS_LATEST_UPDATE_RUN_APPROVAL_LABEL = "kubernetes-fleet.io/isLatestUpdateRunApproval"
 
-# upstream error wrappers: errInitializedFailed, ErrUserError, ErrUnexpectedBehavior
-_INITIALIZATION_FAILED = "cannot continue the updateRun: failed to initialize the updateRun"
-_USER_ERROR = "failed to process the request due to a client error"
-_UNEXPECTED_BEHAVIOR = "unexpected behavior which cannot be handled by the controller"
+# upstream error wrappers: errStagedUpdatedAborted, errInitializedFailed, ErrUserError, ErrUnexpectedBehavior
+RUN_ABORTED = "cannot continue the updateRun"
+INITIALIZATION_FAILED = f"{RUN_ABORTED}: failed to initialize the updateRun"
+USER_ERROR = "failed to process the request due to a client error"
+UNEXPECTED_BEHAVIOR = "unexpected behavior which cannot be handled by the controller"
 # upstream: only the first 10 unplaced clusters are named in the condition
 _MAX_UNPLACED_SHOWN = 10
 
@@ -121,10 +122,14 @@ def after_stage_tasks_error(tasks: Sequence[StageTask]) -> str | None:
     return None
 
 
-def parse_staged_update_strategy(raw: Mapping[str, Any], field_path: str = "") -> StagedUpdateStrategy:
+def parse_staged_update_strategy(
+    raw: Mapping[str, Any], field_path: str = "", *, initializer_checks: bool = True
+) -> StagedUpdateStrategy:
     """Parse a ClusterStagedUpdateStrategy manifest with the CRD rules and the initializer's task checks.
 
     `field_path` is where `raw` sits in its document ("" for a whole document). Raises ManifestError.
+    `initializer_checks=False` parses a strategy the hub already admitted: the after-stage task checks
+    the CRD does not enforce are left to `initialize_update_run`, which reports them as upstream does.
     """
     metadata = raw.get("metadata") or {}
     spec_path = _join(field_path, "spec")
@@ -137,7 +142,9 @@ def parse_staged_update_strategy(raw: Mapping[str, Any], field_path: str = "") -
         raise ManifestError(stages_path, "Required value")
     if len(raw_stages) > MAX_STAGES:
         raise ManifestError(stages_path, f"Too many: {len(raw_stages)}: must have at most {MAX_STAGES} items")
-    stages = tuple(_parse_stage(item, f"{stages_path}[{i}]") for i, item in enumerate(raw_stages))
+    stages = tuple(
+        _parse_stage(item, f"{stages_path}[{i}]", initializer_checks) for i, item in enumerate(raw_stages)
+    )
     seen: set[str] = set()
     for index, stage in enumerate(stages):
         if stage.name in seen:
@@ -154,7 +161,7 @@ def _join(base: str, child: str) -> str:
     return f"{base}.{child}" if base else child
 
 
-def _parse_stage(raw: Any, path: str) -> StageConfig:
+def _parse_stage(raw: Any, path: str, initializer_checks: bool) -> StageConfig:
     if not isinstance(raw, Mapping):
         raise ManifestError(path, "must be an object")
     name = raw.get("name")
@@ -170,7 +177,7 @@ def _parse_stage(raw: Any, path: str) -> StageConfig:
     after_path, before_path = f"{path}.afterStageTasks", f"{path}.beforeStageTasks"
     after = _parse_tasks(raw.get("afterStageTasks"), after_path, limit=2)
     before = _parse_tasks(raw.get("beforeStageTasks"), before_path, limit=1)
-    _check_after_stage_tasks(after, after_path)
+    _check_after_stage_tasks(after, after_path, initializer_checks)
     _check_before_stage_tasks(before, before_path)
     return StageConfig(
         name=name,
@@ -231,13 +238,13 @@ def _parse_task(raw: Any, path: str) -> StageTask:
         raise ManifestError(f"{path}.waitTime", str(exc)) from exc
 
 
-def _check_after_stage_tasks(tasks: tuple[StageTask, ...], path: str) -> None:
+def _check_after_stage_tasks(tasks: tuple[StageTask, ...], path: str, initializer_checks: bool) -> None:
     # CRD CEL rules first, then the initializer's own checks (same texts as the Initialized condition)
     if any(t.type == APPROVAL and t.wait_time is not None for t in tasks):
         raise ManifestError(path, "AfterStageTaskType is Approval, waitTime is not allowed")
     if any(t.type == TIMED_WAIT and t.wait_time is None for t in tasks):
         raise ManifestError(path, "AfterStageTaskType is TimedWait, waitTime is required")
-    if (problem := after_stage_tasks_error(tasks)) is not None:
+    if initializer_checks and (problem := after_stage_tasks_error(tasks)) is not None:
         raise ManifestError(path, problem)
 
 
@@ -345,14 +352,7 @@ def initialize_update_run(
     Raises InitializationError (Initialized=False, never retried) with upstream's message, or
     TransientBindingStateError when a binding of an older policy is not Unscheduled yet.
     """
-    selected, to_delete = _collect_bindings(bindings)
-    observed = _observed_cluster_count(policy, len(selected))
-    if observed != len(selected):
-        raise _failure(
-            _UNEXPECTED_BEHAVIOR,
-            f"the number of selected bindings {len(selected)} is not equal to the observed cluster count "
-            f"{observed}",
-        )
+    selected, to_delete, observed = collect_scheduled_clusters(policy, bindings)
     stages = _compute_stages(run_name, member_clusters, set(selected), strategy)
     deletion = StagePlan(DELETE_STAGE_NAME, tuple(sorted(to_delete)))
     return UpdateRunPlan(
@@ -367,11 +367,33 @@ def initialize_update_run(
 
 
 def _failure(kind: str, detail: str) -> InitializationError:
-    return InitializationError(f"{_INITIALIZATION_FAILED}: {kind}: {detail}")
+    return InitializationError(f"{INITIALIZATION_FAILED}: {kind}: {detail}")
 
 
-def _collect_bindings(bindings: Sequence[UpdateRunBinding]) -> tuple[list[str], list[str]]:
-    """Upstream collectScheduledClusters: (selected clusters, to-delete clusters), in binding order."""
+def collect_scheduled_clusters(
+    policy: PlacementPolicy, bindings: Sequence[UpdateRunBinding], policy_snapshot_key: str = ""
+) -> tuple[list[str], list[str], int]:
+    """Upstream collectScheduledClusters: (selected clusters, to-delete clusters, observed cluster count).
+
+    The run engine calls it on its own because upstream checks the bindings before it fetches the
+    strategy; `policy_snapshot_key` (`namespace/name`) ends the "no bindings" message as upstream's does.
+    Raises InitializationError or TransientBindingStateError like initialize_update_run.
+    """
+    selected, to_delete = _collect_bindings(bindings, policy_snapshot_key)
+    observed = _observed_cluster_count(policy, len(selected))
+    if observed != len(selected):
+        raise _failure(
+            UNEXPECTED_BEHAVIOR,
+            f"the number of selected bindings {len(selected)} is not equal to the observed cluster count "
+            f"{observed}",
+        )
+    return selected, to_delete, observed
+
+
+def _collect_bindings(
+    bindings: Sequence[UpdateRunBinding], policy_snapshot_key: str
+) -> tuple[list[str], list[str]]:
+    """(selected clusters, to-delete clusters), in binding order."""
     selected: list[str] = []
     to_delete: list[str] = []
     for binding in bindings:
@@ -386,9 +408,10 @@ def _collect_bindings(bindings: Sequence[UpdateRunBinding]) -> tuple[list[str], 
                 f"{binding.state}, we might observe a transient state, need retry"
             )
     if not selected and not to_delete:
+        snapshot = f"snapshot {policy_snapshot_key}" if policy_snapshot_key else "snapshot"
         raise InitializationError(
-            f"{_INITIALIZATION_FAILED}: no scheduled or to-be-deleted bindings found for the latest policy "
-            "snapshot"
+            f"{INITIALIZATION_FAILED}: no scheduled or to-be-deleted bindings found for the latest policy "
+            + snapshot
         )
     return selected, to_delete
 
@@ -416,14 +439,14 @@ def _compute_stages(
     for stage in strategy.stages:
         if (problem := after_stage_tasks_error(stage.after_stage_tasks)) is not None:
             raise _failure(
-                _USER_ERROR,
+                USER_ERROR,
                 f"the after stage tasks are invalid, updateStrategy: `{strategy.key}`, stage: {stage.name}, "
                 f"err: {problem}",
             )
         members = [c for c in clusters if c.name in selected and _selects(stage.label_selector, c.labels)]
         for cluster in members:
             if cluster.name in placed:
-                raise _failure(_USER_ERROR, f"cluster `{cluster.name}` appears in more than one stages")
+                raise _failure(USER_ERROR, f"cluster `{cluster.name}` appears in more than one stages")
             if stage.sorting_label_key is not None:
                 _sorting_value(stage.sorting_label_key, cluster)
             placed.add(cluster.name)
@@ -432,7 +455,7 @@ def _compute_stages(
     if unplaced:
         shown = ", ".join(unplaced[:_MAX_UNPLACED_SHOWN])
         raise _failure(
-            _USER_ERROR,
+            USER_ERROR,
             f"some clusters are not placed in any stage, total {len(unplaced)}, showing up to 10: {shown}",
         )
     return tuple(stages)
@@ -449,7 +472,7 @@ def _sorting_value(key: str, cluster: MemberClusterLabels) -> int:
         return _go_atoi(value)
     except ValueError as exc:
         raise _failure(
-            _USER_ERROR, f"the sorting label `{key}:{value}` on cluster `{cluster.name}` is not valid: {exc}"
+            USER_ERROR, f"the sorting label `{key}:{value}` on cluster `{cluster.name}` is not valid: {exc}"
         ) from exc
 
 
