@@ -1,4 +1,5 @@
-"""`DemoHub`: the store, the HTTP server and the background churn, started and stopped as one."""
+"""`DemoHub`: the store, the HTTP server, the background churn and (in Fleet mode) the simulated hub
+controllers, started and stopped as one."""
 
 import threading
 from collections.abc import Callable
@@ -8,9 +9,10 @@ from typing import Self
 
 from inventory.demohub.churn import Churn
 from inventory.demohub.faults import FaultInjector
+from inventory.demohub.fleetsim import ApplySettings, FleetSimulator
 from inventory.demohub.seed import seed_store
 from inventory.demohub.server import HubServer
-from inventory.demohub.store import Store
+from inventory.demohub.store import Clock, Store
 
 
 class DemoHub:
@@ -18,6 +20,11 @@ class DemoHub:
 
     `start()` binds (port 0: an ephemeral port) and serves from a background thread; `url` is then the
     address to give a `kubernetes.client.Configuration`. Use as a context manager or a pytest fixture.
+
+    With `controllers=True` (Fleet mode only) it also plays the hub's controllers for the rollout kinds
+    (see fleetsim.py): every `controller_seconds` of real time in a background thread (0: never), and
+    whenever a test calls `reconcile()`. `clock` is the hub's time (real time by default); pass a
+    `Clock.frozen(...)` and `advance()` it to step time by hand.
     """
 
     def __init__(
@@ -35,9 +42,19 @@ class DemoHub:
         bookmark_seconds: float = 5.0,
         retained_events: int = 1000,
         clock: Callable[[], datetime] | None = None,
+        controllers: bool = False,
+        apply_seconds: float = 2.0,
+        available_seconds: float = 3.0,
+        apply_failure_rate: float = 0.0,
+        controller_seconds: float = 0.2,
     ) -> None:
+        if controllers and not fleet:
+            raise ValueError("the simulated hub controllers need fleet=True")
         self.store = Store(seed=seed, retained_events=retained_events, clock=clock)
         self.seeded = seed_store(self.store, clusters, fleet=fleet, seed=seed)
+        settings = ApplySettings(apply_seconds, available_seconds, apply_failure_rate, seed)
+        self.controllers = FleetSimulator(self.store, settings) if controllers else None
+        self._controller_seconds = controller_seconds
         self.faults = FaultInjector(fail_rate=fail_rate, latency_ms=latency_ms, seed=seed)
         self.churn = Churn(self.store, seed=seed)
         self._address = (host, port)
@@ -46,6 +63,10 @@ class DemoHub:
         self._bookmark_seconds = bookmark_seconds
         self._server: HubServer | None = None
         self._thread: threading.Thread | None = None
+
+    @property
+    def clock(self) -> Clock:
+        return self.store.clock
 
     @property
     def url(self) -> str:
@@ -61,11 +82,15 @@ class DemoHub:
         )
         self._thread.start()
         self.churn.start(per_minute=self._churn_per_minute, heartbeat_seconds=self._heartbeat_seconds)
+        if self.controllers is not None and self._controller_seconds > 0:
+            self.controllers.start(self._controller_seconds)
         return self
 
     def stop(self) -> None:
-        """Stop churn, cut open watches and close the socket."""
+        """Stop churn and the controllers, cut open watches and close the socket."""
         self.churn.stop()
+        if self.controllers is not None:
+            self.controllers.stop()
         if self._server is not None:
             self._server.stop()
         if self._thread is not None:
@@ -79,6 +104,16 @@ class DemoHub:
     def drop_watches(self) -> None:
         """Break every open watch connection mid-stream, as a network failure would."""
         self._running().drop_watches()
+
+    def advance(self, seconds: float) -> datetime:
+        """Move the hub's clock forward; answers the new time. Controllers act on it at their next pass."""
+        return self.clock.advance(seconds)
+
+    def reconcile(self) -> list[str]:
+        """Let the simulated controllers act now until nothing changes; answers what they did."""
+        if self.controllers is None:
+            raise RuntimeError("the demo hub runs no controllers; create it with controllers=True")
+        return self.controllers.reconcile()
 
     def compact(self) -> int:
         """Expire every older resourceVersion: watches from them and older continue tokens get 410 Gone."""

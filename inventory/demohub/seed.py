@@ -5,12 +5,12 @@ for approval). Field names follow the upstream APIs (see /work/shared/spec/*.md)
 
 import random
 import uuid
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from inventory.demohub.resources import FLEET_CLUSTER_GROUP, FLEET_PLACEMENT_GROUP, OCM_GROUP
+from inventory.demohub.fleetsim import seed_rollout
+from inventory.demohub.resources import FLEET_CLUSTER_GROUP, FLEET_PLACEMENT_GROUP, OCM_GROUP, RESOURCES
 from inventory.demohub.store import Store, rfc3339
 from placement.scheduler.labels import parse_label_selector
 
@@ -628,34 +628,28 @@ def _batch_clusters(clusters: list[SyntheticCluster]) -> tuple[list[str], list[s
 def cluster_resource_bindings(
     rng: random.Random, staging: list[str], prod: list[str]
 ) -> list[dict[str, Any]]:
-    """Staging has the new snapshot already (Bound); prod is scheduled and waits for the approval."""
-    bindings = []
-    for cluster_name in staging + prod:
-        bound = cluster_name in staging
-        spec = {
-            "state": "Bound" if bound else "Scheduled",
-            "targetCluster": cluster_name,
-            "schedulingPolicySnapshotName": "batch-jobs-0",
-            "clusterDecision": {
-                "clusterName": cluster_name,
-                "selected": True,
-                "reason": "picked by scheduling policy",
+    """As the scheduler leaves them: Scheduled, waiting for the staged update run to bind them."""
+    return [
+        {
+            "apiVersion": f"{FLEET_PLACEMENT_GROUP}/v1beta1",
+            "kind": "ClusterResourceBinding",
+            "metadata": {
+                "name": f"batch-jobs-{cluster_name}-{rng.getrandbits(32):08x}",
+                "labels": {"kubernetes-fleet.io/parent-CRP": "batch-jobs"},
+            },
+            "spec": {
+                "state": "Scheduled",
+                "targetCluster": cluster_name,
+                "schedulingPolicySnapshotName": "batch-jobs-0",
+                "clusterDecision": {
+                    "clusterName": cluster_name,
+                    "selected": True,
+                    "reason": "picked by scheduling policy",
+                },
             },
         }
-        if bound:
-            spec["resourceSnapshotName"] = "batch-jobs-1-snapshot"
-        bindings.append(
-            {
-                "apiVersion": f"{FLEET_PLACEMENT_GROUP}/v1beta1",
-                "kind": "ClusterResourceBinding",
-                "metadata": {
-                    "name": f"batch-jobs-{cluster_name}-{rng.getrandbits(32):08x}",
-                    "labels": {"kubernetes-fleet.io/parent-CRP": "batch-jobs"},
-                },
-                "spec": spec,
-            }
-        )
-    return bindings
+        for cluster_name in staging + prod
+    ]
 
 
 def staged_update_strategy() -> dict[str, Any]:
@@ -680,30 +674,8 @@ def staged_update_strategy() -> dict[str, Any]:
     }
 
 
-def _run_condition(kind: str, status: str, reason: str, at: datetime) -> dict[str, Any]:
-    return _condition(kind, status, reason, "", at) | {"observedGeneration": 1}
-
-
-def staged_update_run(staging: list[str], prod: list[str], now: datetime) -> dict[str, Any]:
-    started = now - timedelta(minutes=40)
-    waiting = now - timedelta(minutes=25)
-    done = [
-        {
-            "clusterName": name,
-            "conditions": [
-                _run_condition("Started", "True", "ClusterUpdatingStarted", started),
-                _run_condition("Succeeded", "True", "ClusterUpdatingSucceeded", waiting),
-            ],
-        }
-        for name in staging
-    ]
-    approval = {
-        "type": "Approval",
-        "approvalRequestName": f"{UPDATE_RUN}-after-staging",
-        "conditions": [
-            _run_condition("ApprovalRequestCreated", "True", "StageTaskApprovalRequestCreated", waiting)
-        ],
-    }
+def staged_update_run() -> dict[str, Any]:
+    """Created without status: seeding plays the hub's controllers on it (see `fleetsim.seed_rollout`)."""
     return {
         "apiVersion": f"{FLEET_PLACEMENT_GROUP}/v1beta1",
         "kind": "ClusterStagedUpdateRun",
@@ -714,49 +686,6 @@ def staged_update_run(staging: list[str], prod: list[str], now: datetime) -> dic
             "stagedRolloutStrategyName": "staging-then-prod",
             "state": "Run",
         },
-        "status": {
-            "policySnapshotIndexUsed": "0",
-            "policyObservedClusterCount": len(staging) + len(prod),
-            "resourceSnapshotIndexUsed": "1",
-            "stagedUpdateStrategySnapshot": staged_update_strategy()["spec"],
-            "stagesStatus": [
-                {
-                    "stageName": "staging",
-                    "clusters": done,
-                    "afterStageTaskStatus": [approval],
-                    "conditions": [_run_condition("Progressing", "False", "StageUpdatingWaiting", waiting)],
-                    "startTime": rfc3339(started),
-                },
-                {
-                    "stageName": "prod",
-                    "clusters": [{"clusterName": name} for name in prod],
-                    "afterStageTaskStatus": [{"type": "TimedWait"}],
-                },
-            ],
-            "deletionStageStatus": {"stageName": "kubernetes-fleet.io/deleteStage", "clusters": []},
-            "conditions": [
-                _run_condition("Initialized", "True", "UpdateRunInitializedSuccessfully", started),
-                _run_condition("Progressing", "False", "UpdateRunWaiting", waiting),
-            ],
-        },
-    }
-
-
-def approval_request() -> dict[str, Any]:
-    """Pending: no Approved condition yet, which is what the dashboard's approval inbox shows."""
-    return {
-        "apiVersion": f"{FLEET_PLACEMENT_GROUP}/v1beta1",
-        "kind": "ClusterApprovalRequest",
-        "metadata": {
-            "name": f"{UPDATE_RUN}-after-staging",
-            "labels": {
-                "kubernetes-fleet.io/targetUpdateRun": UPDATE_RUN,
-                "kubernetes-fleet.io/targetUpdatingStage": "staging",
-                "kubernetes-fleet.io/taskType": "afterStage",
-                "kubernetes-fleet.io/isLatestUpdateRunApproval": "true",
-            },
-        },
-        "spec": {"parentStageRollout": UPDATE_RUN, "targetStage": "staging"},
     }
 
 
@@ -764,7 +693,8 @@ def approval_request() -> dict[str, Any]:
 
 
 def fleet_objects(clusters: int, *, fleet: bool, seed: int, now: datetime) -> list[dict[str, Any]]:
-    """Every seeded object, in creation order; the same arguments give the same objects."""
+    """Every object seeding creates, in order (approval requests come from the played controllers);
+    the same arguments give the same objects."""
     rng = random.Random(seed)
     synthetic = synthesize_clusters(rng, clusters)
     ocm_clusters = [managed_cluster(c, now) for c in synthetic]
@@ -782,15 +712,26 @@ def fleet_objects(clusters: int, *, fleet: bool, seed: int, now: datetime) -> li
             *cluster_resource_placements(staging + prod),
             *cluster_resource_bindings(rng, staging, prod),
             staged_update_strategy(),
-            staged_update_run(staging, prod, now),
-            approval_request(),
+            staged_update_run(),
         ]
     return objects
 
 
+def _is_placement_kind(obj: dict[str, Any]) -> bool:
+    return obj["apiVersion"].startswith(f"{FLEET_PLACEMENT_GROUP}/")
+
+
 def seed_store(store: Store, clusters: int, *, fleet: bool = False, seed: int = 0) -> dict[str, int]:
-    """Create the synthetic fleet in `store`, statuses included; answers the count per kind."""
+    """Create the synthetic fleet in `store`, statuses included; answers the count per kind.
+
+    The placement objects are created earlier and played forward with the hub's controllers, so the
+    staged update run is exactly what the controller would have made of them by now.
+    """
     objects = fleet_objects(clusters, fleet=fleet, seed=seed, now=store.clock())
+    rollout = [obj for obj in objects if _is_placement_kind(obj)]
     for obj in objects:
-        store.create(obj)
-    return dict(Counter(obj["kind"] for obj in objects))
+        if not _is_placement_kind(obj):
+            store.create(obj)
+    if rollout:
+        seed_rollout(store, rollout)
+    return {resource.kind: count for resource in RESOURCES if (count := store.count(resource))}

@@ -18,7 +18,7 @@ import uuid
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from inventory.demohub.patch import JSON_PATCH, MERGE_PATCH, PatchError, json_patch, merge_patch
@@ -34,6 +34,34 @@ _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generat
 
 def rfc3339(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Clock:
+    """The hub's "now": a base clock (real time unless given) plus an offset that `advance` moves.
+
+    Every timestamp the hub writes comes from here, so a test can freeze time (`Clock.frozen`) and
+    step it, and seeding can rewind it to play a rollout's history forward.
+    """
+
+    def __init__(self, base: Callable[[], datetime] | None = None) -> None:
+        self._base = base or (lambda: datetime.now(UTC))
+        self._offset = timedelta(0)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def frozen(cls, at: datetime) -> Clock:
+        """A clock that stands still at `at` until advanced."""
+        return cls(lambda: at)
+
+    def __call__(self) -> datetime:
+        with self._lock:
+            return self._base() + self._offset
+
+    def advance(self, seconds: float) -> datetime:
+        """Move now by `seconds` (negative rewinds, which only seeding does); answers the new now."""
+        with self._lock:
+            self._offset += timedelta(seconds=seconds)
+            return self._base() + self._offset
 
 
 class ApiError(Exception):
@@ -140,7 +168,7 @@ class Store:
         retained_snapshots: int = 64,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock if isinstance(clock, Clock) else Clock(clock)
         self._changed = threading.Condition()
         self._rng = random.Random(f"store:{seed}")
         self._rv = 0

@@ -1,7 +1,8 @@
 """`python manage.py demo_hub [--port 8001] [--clusters 200] [--fleet] [--seed N] ...`.
 
 Serve a synthetic fleet over the Kubernetes REST API until interrupted, so the dashboard (or kubectl)
-has a hub to talk to without any real cluster.
+has a hub to talk to without any real cluster. With `--fleet` it also plays a KubeFleet hub's
+controllers for rollouts (work apply, staged update runs, approvals) unless `--no-controllers`.
 """
 
 import threading
@@ -62,6 +63,30 @@ class Command(BaseCommand):
             help="refresh Fleet agent heartbeats this often (default 60; 0: never, they go stale in 5 min)",
         )
 
+        parser.add_argument(
+            "--no-controllers",
+            action="store_true",
+            help="with --fleet: do not simulate the hub's controllers (a passive API server)",
+        )
+        parser.add_argument(
+            "--apply-seconds",
+            type=_non_negative,
+            default=2.0,
+            help="simulated time for a bound binding's resources to be applied (default 2)",
+        )
+        parser.add_argument(
+            "--available-seconds",
+            type=_non_negative,
+            default=3.0,
+            help="simulated time from applied to available (default 3)",
+        )
+        parser.add_argument(
+            "--apply-failure-rate",
+            type=_fraction,
+            default=0.0,
+            help="fraction of binding generations that fail to apply, drawn from the seed (default 0)",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         if options["clusters"] < 0 or options["latency_ms"] < 0:
             raise CommandError("--clusters and --latency-ms must not be negative", returncode=2)
@@ -75,6 +100,10 @@ class Command(BaseCommand):
             latency_ms=options["latency_ms"],
             churn_per_minute=options["churn_per_minute"],
             heartbeat_seconds=options["heartbeat_seconds"] if options["fleet"] else 0.0,
+            controllers=options["fleet"] and not options["no_controllers"],
+            apply_seconds=options["apply_seconds"],
+            available_seconds=options["available_seconds"],
+            apply_failure_rate=options["apply_failure_rate"],
         )
         try:
             hub.start()
@@ -85,6 +114,12 @@ class Command(BaseCommand):
         seeded = ", ".join(f"{count} {kind}" for kind, count in sorted(hub.seeded.items()))
         self.stdout.write(self.style.SUCCESS(f"Demo hub serving at {hub.url} (seed {options['seed']})"))
         self.stdout.write(f"Seeded: {seeded}")
+        if hub.controllers is not None:
+            applied, available = options["apply_seconds"], options["available_seconds"]
+            self.stdout.write(
+                "Simulating the hub's controllers: work apply on bindings (applied after "
+                f"{applied:g} s, available {available:g} s later), staged update runs and approvals."
+            )
         self.stdout.write("Any bearer token is accepted. Press Ctrl-C to stop.")
         try:
             threading.Event().wait()
