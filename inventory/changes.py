@@ -22,7 +22,16 @@ from inventory.models import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
 )
-from placement.models import CRP_LABEL, PLACEMENT_LABEL, ClusterResourceBinding, Placement, PlacementDecision
+from placement.models import (
+    CRP_LABEL,
+    PLACEMENT_LABEL,
+    ApprovalRequest,
+    ClusterResourceBinding,
+    Placement,
+    PlacementDecision,
+    StagedUpdateRun,
+    StagedUpdateStrategy,
+)
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet.types import MemberCluster
 from placement.scheduler.ocm import triggers, types
@@ -144,6 +153,9 @@ def build(hub: Hub, log: ChangeLog) -> HubChanges:
             continue
         if isinstance(row, PlacementDecision | ClusterResourceBinding):
             _parents(changes, old, new)
+            continue
+        if isinstance(row, StagedUpdateStrategy | StagedUpdateRun | ApprovalRequest):
+            # rollouts read placements' results; they are not scheduling inputs
             continue
         target, convert = _CONVERTERS[(type(row), getattr(row, "kind", ""))]
         getattr(changes, target).append(Change(old, new, convert))

@@ -4,6 +4,7 @@ One `HubClient` (one `ApiClient`) per hub, built from its server URL and decrypt
 Errors are classified once here: `TransientHubError` is worth retrying, `HubError` is not.
 """
 
+import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -51,10 +52,16 @@ KINDS: tuple[Kind, ...] = (
             ("MemberCluster", FLEET_CLUSTER_GROUP, "memberclusters"),
             ("ClusterResourcePlacement", FLEET_PLACEMENT_GROUP, "clusterresourceplacements"),
             ("ClusterResourceBinding", FLEET_PLACEMENT_GROUP, "clusterresourcebindings"),
+            ("ClusterStagedUpdateStrategy", FLEET_PLACEMENT_GROUP, "clusterstagedupdatestrategies"),
+            # runs after their placements, approval requests after their runs
+            ("ClusterStagedUpdateRun", FLEET_PLACEMENT_GROUP, "clusterstagedupdateruns"),
+            ("ClusterApprovalRequest", FLEET_PLACEMENT_GROUP, "clusterapprovalrequests"),
         )
     ),
 )
 KINDS_BY_NAME = {kind.name: kind for kind in KINDS}
+APPROVAL_REQUEST = "ClusterApprovalRequest"
+APPROVAL_PLURAL = KINDS_BY_NAME[APPROVAL_REQUEST].plural
 
 
 def served_kinds(hub: Hub) -> list[Kind]:
@@ -257,6 +264,111 @@ class HubClient:
             "placementdecisions",
             name,
         )
+
+    # --- ClusterResourceBinding writes (dashboard-owned CRPs' bindings, placement.hubbindings) ------------
+
+    def _binding_call(self, what: str, call: Any, *args: Any, **kwargs: Any) -> Any:
+        kind = KINDS_BY_NAME["ClusterResourceBinding"]
+        try:
+            return call(kind.group, kind.version, kind.plural, *args, _request_timeout=self.timeout, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - classified like list errors
+            raise classify(exc, f"hub {self.hub.name}: {what}") from exc
+
+    def list_cluster_resource_bindings(self, label_selector: str) -> list[dict[str, Any]]:
+        """ClusterResourceBindings matching `label_selector` (kubectl syntax)."""
+        body = self._binding_call(
+            "list clusterresourcebindings", self.api.list_cluster_custom_object, label_selector=label_selector
+        )
+        return body.get("items") or []
+
+    def create_cluster_resource_binding(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Create a binding; the API server drops `status` (a subresource)."""
+        name = body["metadata"]["name"]
+        return self._binding_call(
+            f"create clusterresourcebinding {name}", self.api.create_cluster_custom_object, body
+        )
+
+    def patch_cluster_resource_binding(
+        self, name: str, patch: dict[str, Any], *, status: bool = False
+    ) -> dict[str, Any]:
+        """A JSON merge patch of the binding, or of its status subresource with `status=True`; a
+        `metadata.resourceVersion` in `patch` makes it conditional (409 Conflict when stale)."""
+        api = self.api
+        call = api.patch_cluster_custom_object_status if status else api.patch_cluster_custom_object
+        return self._binding_call(
+            f"patch clusterresourcebinding {name}{'/status' if status else ''}", call, name, patch
+        )
+
+    def delete_cluster_resource_binding(self, name: str) -> None:
+        self._binding_call(
+            f"delete clusterresourcebinding {name}", self.api.delete_cluster_custom_object, name
+        )
+
+    # --- ClusterApprovalRequest (the approvals inbox's Approve button, placement.approvals) ---------------
+
+    def get_approval_request(self, name: str) -> dict[str, Any]:
+        """The ClusterApprovalRequest as the hub has it now (never a cached copy)."""
+        return self._edit_call(
+            APPROVAL_REQUEST, f"get {APPROVAL_PLURAL} {name}", self.api.get_cluster_custom_object,
+            APPROVAL_PLURAL, name,
+        )
+
+    def patch_approval_request_status(self, name: str, patch: dict[str, Any]) -> dict[str, Any]:
+        """A JSON merge patch (the client's content type here) of the status subresource; a
+        `metadata.resourceVersion` in `patch` makes it conditional (409 Conflict when stale)."""
+        return self._edit_call(
+            APPROVAL_REQUEST, f"patch {APPROVAL_PLURAL}/status {name}",
+            self.api.patch_cluster_custom_object_status, APPROVAL_PLURAL, name, patch,
+        )
+
+    # --- cluster taints and ManagedClusterSetBindings (the editors of inventory.editing) ------------------
+
+    def _edit_call(self, kind_name: str, what: str, call: Any, *args: Any) -> Any:
+        """`call(group, version, *args)` for `kind_name`; a refusal carries the hub's own reason (a
+        webhook's denial, a Conflict), which is what the person editing needs to read."""
+        kind = KINDS_BY_NAME[kind_name]
+        try:
+            return call(kind.group, kind.version, *args, _request_timeout=self.timeout)
+        except Exception as exc:  # noqa: BLE001 - classified like list errors
+            error = classify(exc, f"hub {self.hub.name}: {what}")
+            reason = self._status_message(exc)
+            raise type(error)(f"{error}: {reason}" if reason else str(error), error.status) from exc
+
+    @staticmethod
+    def _status_message(exc: Exception) -> str:
+        """`message` of the `kind: Status` body an API server answers a refused request with."""
+        try:
+            return str(json.loads(getattr(exc, "body", None) or "{}").get("message") or "")
+        except (TypeError, ValueError, AttributeError):
+            return ""
+
+    def _cluster_call(self, verb: str, call: Any, kind_name: str, name: str, *extra: Any) -> Any:
+        plural = KINDS_BY_NAME[kind_name].plural
+        return self._edit_call(kind_name, f"{verb} {plural} {name}", call, plural, name, *extra)
+
+    def get_cluster(self, kind_name: str, name: str) -> dict[str, Any]:
+        """A ManagedCluster or MemberCluster (`kind_name`) as the hub has it now."""
+        return self._cluster_call("get", self.api.get_cluster_custom_object, kind_name, name)
+
+    def patch_cluster(self, kind_name: str, name: str, patch: dict[str, Any]) -> dict[str, Any]:
+        """A JSON merge patch of a ManagedCluster or MemberCluster; a `metadata.resourceVersion` in `patch`
+        makes it conditional (409 Conflict when the cluster changed meanwhile)."""
+        return self._cluster_call("patch", self.api.patch_cluster_custom_object, kind_name, name, patch)
+
+    def _set_binding_call(self, verb: str, call: Any, namespace: str, name: str, argument: Any) -> Any:
+        kind = KINDS_BY_NAME["ManagedClusterSetBinding"]
+        what = f"{verb} {kind.plural} {namespace}/{name}"
+        return self._edit_call(kind.name, what, call, namespace, kind.plural, argument)
+
+    def create_cluster_set_binding(self, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Create a ManagedClusterSetBinding in `namespace` (named after its set, as the hub requires)."""
+        create = self.api.create_namespaced_custom_object
+        return self._set_binding_call("create", create, namespace, body["metadata"]["name"], body)
+
+    def delete_cluster_set_binding(self, namespace: str, name: str) -> dict[str, Any]:
+        """Delete a ManagedClusterSetBinding; answers what the hub returns (the object, or a Status)."""
+        delete = self.api.delete_namespaced_custom_object
+        return self._set_binding_call("delete", delete, namespace, name, name)
 
     def close(self) -> None:
         api_client = getattr(self, "api_client", None)

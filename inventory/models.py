@@ -6,7 +6,9 @@ so the scheduler adapters can read them back exactly as a hub serves them.
 
 from typing import Any
 
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 
 from inventory import availability, credentials
@@ -242,3 +244,99 @@ class ClusterSetMembership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.cluster} in {self.cluster_set}"
+
+
+class AuditEntry(models.Model):
+    """One mutation, append-only: who did what to which object, before/after, and what the hub said.
+
+    Written through `inventory.audit.record`; rows are never updated or deleted by the application.
+    """
+
+    class Outcome(models.TextChoices):
+        OK = "ok"
+        NO_OP = "no-op"
+        DENIED = "denied"
+        FAILED = "failed"
+
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # The username at the time (kept when the user is deleted), or the command / task that acted.
+    actor_name = models.CharField(max_length=150)
+    # dotted verb, e.g. "approval.approve", "placement.spec", "run.state"
+    action = models.CharField(max_length=64, db_index=True)
+    target_type = models.CharField(max_length=64)
+    target_id = models.CharField(max_length=64, blank=True)
+    target = models.CharField(max_length=300)
+    hub = models.ForeignKey(Hub, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.OK)
+    # What the hub answered (e.g. the condition it wrote back, or its error), blank without a hub call.
+    hub_answer = models.TextField(blank=True)
+    request_id = models.CharField(max_length=64, blank=True)
+    source_address = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["target_type", "target_id", "-at"])]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name} {self.action} {self.target}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise ValueError("audit entries are append-only")
+        super().save(*args, **kwargs)
+
+
+class ClusterSetRole(models.Model):
+    """A user's or a group's role on one cluster set, as the hub's per-set ClusterRoles (spec §4).
+
+    Exactly one of `user` and `group` is set; a principal holds one role per set, and `change` swaps it.
+    Read through `inventory.roles`, written only by its grant/change/revoke (which audit every change).
+    """
+
+    class Role(models.TextChoices):
+        ADMIN = "admin"
+        VIEW = "view"
+
+    cluster_set = models.ForeignKey(ManagedClusterSet, on_delete=models.CASCADE, related_name="roles")
+    role = models.CharField(max_length=8, choices=Role.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    group = models.ForeignKey("auth.Group", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, group__isnull=True)
+                | Q(user__isnull=True, group__isnull=False),
+                name="clustersetrole_user_xor_group",
+            ),
+            models.UniqueConstraint(
+                fields=["cluster_set", "user"],
+                condition=Q(user__isnull=False),
+                name="clustersetrole_unique_user",
+            ),
+            models.UniqueConstraint(
+                fields=["cluster_set", "group"],
+                condition=Q(group__isnull=False),
+                name="clustersetrole_unique_group",
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "role"]), models.Index(fields=["group", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.principal} {self.role} on {self.cluster_set}"
+
+    @property
+    def principal(self) -> str:
+        """`user:<name>` or `group:<name>`, as the access tab and the audit log name it."""
+        if self.user_id is not None:
+            return f"user:{self.user.get_username()}"
+        return f"group:{self.group.name}"

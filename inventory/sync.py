@@ -17,8 +17,8 @@ from inventory import changes, memberships
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, served_kinds
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, SyncRun
 from inventory.objects import InvalidManifest, Row
-from placement import loader
-from placement.models import Owner, Placement
+from placement import hubbindings, loader
+from placement.models import Owner
 from placement.scheduler.documents import Document
 
 logger = logging.getLogger(__name__)
@@ -56,7 +56,8 @@ class KindRows:
         self.handler = loader.KINDS[(kind.group, kind.name)]
         self.model: type[models.Model] = self.handler.model
         self.rows = self.model.objects.filter(hub=hub, **self.handler.scope)
-        if any(f.name == "owner" for f in self.model._meta.concrete_fields):
+        self.owned = any(f.name == "owner" for f in self.model._meta.concrete_fields)
+        if self.owned:
             # dashboard-owned placements and their decisions belong to the hub but are not mirrored from it
             self.rows = self.rows.filter(owner=Owner.HUB)
         self.has_uid = any(f.name == "uid" for f in self.model._meta.concrete_fields)
@@ -67,6 +68,9 @@ class KindRows:
         """Rows keyed by their lookup (a repeated object keeps its last copy); bad objects are skipped."""
         rows: dict[tuple[Any, ...], Row] = {}
         for number, obj in enumerate(objects, start=1):
+            if hubbindings.is_managed(_labels(obj)):
+                # written by this dashboard from its own rows (bindings, published decisions): not mirrored
+                continue
             document = Document(f"hub {self.hub.name} {self.kind.name}", number, obj)
             try:
                 if self.handler.namespaced and not document.namespace:
@@ -76,22 +80,31 @@ class KindRows:
                 logger.warning("hub %s: skipped %s %s: %s", self.hub.name, self.kind.name, _name(obj), exc)
                 continue
             rows[_key(row.lookup)] = row
-        return self._with_parents(list(rows.values()))
+        return self._with_parents(self._without_shadowed(list(rows.values())))
+
+    def _without_shadowed(self, rows: list[Row]) -> list[Row]:
+        """Rows whose name a dashboard-owned row already holds on this hub are left out (with a warning):
+        placements, strategies, runs and approval requests are unique per hub whoever owns them."""
+        if not rows or not self.owned:
+            return rows
+        names = {row.lookup["name"] for row in rows}
+        owned = self.model.objects.filter(
+            hub=self.hub, owner=Owner.DASHBOARD, name__in=names, **self.handler.scope
+        )
+        taken = {_key(lookup) for lookup in owned.values(*rows[0].lookup)}
+        for row in rows:
+            if _key(row.lookup) in taken:
+                logger.warning(
+                    "hub %s: %s %s not mirrored: a dashboard-owned object has that name",
+                    self.hub.name,
+                    self.kind.name,
+                    row.lookup["name"],
+                )
+        return [row for row in rows if _key(row.lookup) not in taken]
 
     def _with_parents(self, rows: list[Row]) -> list[Row]:
-        """Decisions and Fleet bindings point at their placement row (by label), resolved in one query."""
-        if not any(f.name == "placement" for f in self.model._meta.concrete_fields):
-            return rows
-        keys = [loader.parent_key(row) for row in rows]
-        names = {key[2] for key in keys if key}
-        found = Placement.objects.filter(hub=self.hub, owner=Owner.HUB, name__in=names).values_list(
-            "pk", "kind", "namespace", "name"
-        )
-        parents = {(kind, namespace, name): pk for pk, kind, namespace, name in found}
-        return [
-            Row(row.model, row.lookup, row.values | {"placement_id": parents.get(key) if key else None})
-            for row, key in zip(rows, keys, strict=True)
-        ]
+        """Children (decisions, bindings, runs, approval requests) point at their hub-owned parent row."""
+        return loader.with_parents(self.hub, rows, owner=Owner.HUB)
 
     def _stored(self, rows: list[Row]) -> tuple[dict[str, Record], dict[tuple[Any, ...], Record]]:
         """Stored records of these objects, by uid and by lookup."""
@@ -161,6 +174,12 @@ class KindRows:
         """A list starting over (410 Gone): only what the new list returns counts as seen."""
         self.seen.clear()
         self.listed = 0
+
+
+def _labels(obj: Any) -> dict[str, Any] | None:
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return labels if isinstance(labels, dict) else None
 
 
 def _name(obj: Any) -> str:

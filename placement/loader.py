@@ -31,13 +31,25 @@ from inventory.objects import (
     managed_cluster_set_row,
     member_cluster_row,
 )
-from placement.models import CRP_LABEL, PLACEMENT_LABEL, ClusterResourceBinding, Placement, PlacementDecision
+from placement.models import (
+    CRP_LABEL,
+    PLACEMENT_LABEL,
+    ApprovalRequest,
+    ClusterResourceBinding,
+    Placement,
+    PlacementDecision,
+    StagedUpdateRun,
+    StagedUpdateStrategy,
+)
 from placement.objects import (
     FLEET_PLACEMENT_GROUP,
+    approval_request_row,
     cluster_resource_binding_row,
     cluster_resource_placement_row,
     placement_decision_row,
     placement_row,
+    staged_update_run_row,
+    staged_update_strategy_row,
 )
 from placement.scheduler.documents import Document
 
@@ -79,6 +91,11 @@ KINDS: dict[tuple[str, str], KindHandler] = {
     (FLEET_PLACEMENT_GROUP, "ClusterResourceBinding"): KindHandler(
         cluster_resource_binding_row, ClusterResourceBinding
     ),
+    (FLEET_PLACEMENT_GROUP, "ClusterStagedUpdateStrategy"): KindHandler(
+        staged_update_strategy_row, StagedUpdateStrategy
+    ),
+    (FLEET_PLACEMENT_GROUP, "ClusterStagedUpdateRun"): KindHandler(staged_update_run_row, StagedUpdateRun),
+    (FLEET_PLACEMENT_GROUP, "ClusterApprovalRequest"): KindHandler(approval_request_row, ApprovalRequest),
 }
 
 
@@ -123,13 +140,9 @@ def load(hub_name: str, server_url: str, rows: Iterable[Row]) -> LoadReport:
     )
     report = LoadReport(hub=hub)
     for row in rows:
-        values = dict(row.values)
-        if row.model in (PlacementDecision, ClusterResourceBinding):
-            key = parent_key(row)
-            values["placement"] = key and Placement.objects.filter(
-                hub=hub, kind=key[0], namespace=key[1], name=key[2]
-            ).first()
-        _, created = row.model.objects.update_or_create(hub=hub, **row.lookup, defaults=values)
+        # one row at a time: a placement loaded earlier in this call is a parent of the rows after it
+        (row,) = with_parents(hub, [row])
+        _, created = row.model.objects.update_or_create(hub=hub, **row.lookup, defaults=row.values)
         (report.created if created else report.updated)[row.model.__name__] += 1
     memberships.rebuild(hub)
     hub.last_synced_at = hub.last_good_sync_at = timezone.now()
@@ -138,13 +151,70 @@ def load(hub_name: str, server_url: str, rows: Iterable[Row]) -> LoadReport:
     return report
 
 
-def parent_key(row: Row) -> tuple[str, str, str] | None:
-    """(kind, namespace, name) of the placement a decision or binding belongs to, from its label."""
+# The foreign key each child kind sets to its parent.
+PARENT_FIELDS: dict[type[models.Model], str] = {
+    PlacementDecision: "placement_id",
+    ClusterResourceBinding: "placement_id",
+    StagedUpdateRun: "placement_id",
+    ApprovalRequest: "run_id",
+}
+
+
+@dataclass(frozen=True)
+class ParentLink:
+    """The parent row a child row points at: its model and the lookup that finds it on the hub."""
+
+    model: type[models.Model]
+    lookup: tuple[tuple[str, str], ...]
+
+    @property
+    def name(self) -> str:
+        return dict(self.lookup)["name"]
+
+
+def parent_link(row: Row) -> ParentLink | None:
+    """The parent of a decision or binding (its placement label), a run (spec.placementName) or an
+    approval request (spec.parentStageRollout); None for other kinds or when that field is empty."""
+    crp = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
+    values = row.values
     if row.model is PlacementDecision:
-        kind, namespace, label = Placement.Kind.PLACEMENT, row.lookup["namespace"], PLACEMENT_LABEL
+        model, kind, namespace = Placement, Placement.Kind.PLACEMENT, row.lookup["namespace"]
+        name = values["labels"].get(PLACEMENT_LABEL)
     elif row.model is ClusterResourceBinding:
-        kind, namespace, label = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "", CRP_LABEL
+        model, kind, namespace, name = Placement, crp, "", values["labels"].get(CRP_LABEL)
+    elif row.model is StagedUpdateRun:
+        model, kind, namespace, name = Placement, crp, "", values["spec"].get("placementName")
+    elif row.model is ApprovalRequest:
+        model, name = StagedUpdateRun, values["spec"].get("parentStageRollout")
     else:
         return None
-    name = row.values["labels"].get(label)
-    return (kind, namespace, name) if name else None
+    if not isinstance(name, str) or not name:
+        return None
+    lookup = {"kind": kind, "namespace": namespace, "name": name} if model is Placement else {"name": name}
+    return ParentLink(model, tuple(sorted(lookup.items())))
+
+
+def with_parents(hub: Hub, rows: list[Row], owner: str | None = None) -> list[Row]:
+    """The rows with their parent's foreign key set (None while the parent is not stored), one query per
+    parent model; `owner` restricts which parents count (the sync links only hub-owned ones)."""
+    links = [parent_link(row) for row in rows]
+    found = _parent_ids(hub, {link for link in links if link}, owner)
+    return [
+        Row(row.model, row.lookup, row.values | {PARENT_FIELDS[row.model]: found.get(link) if link else None})
+        if row.model in PARENT_FIELDS
+        else row
+        for row, link in zip(rows, links, strict=True)
+    ]
+
+
+def _parent_ids(hub: Hub, links: set[ParentLink], owner: str | None) -> dict[ParentLink, int]:
+    found: dict[ParentLink, int] = {}
+    for model in {link.model for link in links}:
+        wanted = [link for link in links if link.model is model]
+        fields = [name for name, _ in wanted[0].lookup]
+        parents = model.objects.filter(hub=hub, name__in={link.name for link in wanted})
+        if owner is not None:
+            parents = parents.filter(owner=owner)
+        for pk, *values in parents.values_list("pk", *fields):
+            found[ParentLink(model, tuple(zip(fields, values, strict=True)))] = pk
+    return found

@@ -225,3 +225,99 @@ class HubInventoryVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hub_id}@{self.version}"
+
+
+class RolloutObject(models.Model):
+    """Fields every rollout kind shares: its hub, who owns it, and the object as Kubernetes stores it."""
+
+    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, related_name="+")
+    owner = _owner_field()
+    name = models.CharField(max_length=253)
+    uid = models.CharField(max_length=64, blank=True)
+    resource_version = models.CharField(max_length=64, blank=True)
+    labels = models.JSONField(default=dict, blank=True)
+    spec = models.JSONField(default=dict, blank=True)
+    status = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def read_only(self) -> bool:
+        return self.owner == Owner.HUB
+
+
+def _unique_per_hub(model: str) -> list[models.UniqueConstraint]:
+    # Regardless of owner, like placements: a run finds its strategy and approvals by name on the hub.
+    return [models.UniqueConstraint(fields=["hub", "name"], name=f"{model}_unique_hub_name")]
+
+
+class StagedUpdateStrategy(RolloutObject):
+    """A KubeFleet ClusterStagedUpdateStrategy: the ordered stages a staged update run follows."""
+
+    class Meta:
+        constraints = _unique_per_hub("stagedupdatestrategy")
+        ordering = ["hub", "name"]
+
+
+class StagedUpdateRun(RolloutObject):
+    """A KubeFleet ClusterStagedUpdateRun; dashboard-owned runs are executed here (placement.rollouts)."""
+
+    # Resolved from spec.placementName on the same hub; None while that CRP is not known here.
+    placement = models.ForeignKey(
+        Placement, on_delete=models.SET_NULL, null=True, blank=True, related_name="update_runs"
+    )
+    generation = models.BigIntegerField(default=1)
+    # When the next reconcile of a dashboard-owned run is due (None: finished, dead or not running).
+    requeue_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = _unique_per_hub("stagedupdaterun")
+        ordering = ["hub", "name"]
+
+    @property
+    def placement_name(self) -> str:
+        return str(self.spec.get("placementName") or "")
+
+    @property
+    def strategy_name(self) -> str:
+        return str(self.spec.get("stagedRolloutStrategyName") or "")
+
+
+class ApprovalRequest(RolloutObject):
+    """A KubeFleet ClusterApprovalRequest: one stage's before- or after-stage Approval task of a run."""
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved", "approved, waiting for acceptance"
+        ACCEPTED = "accepted"
+
+    run = models.ForeignKey(
+        StagedUpdateRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="approval_requests"
+    )
+    # metadata.generation: an approval counts only when its observedGeneration equals it.
+    generation = models.BigIntegerField(default=1)
+    # approval_state(object), kept as a column so the inbox and its count are one indexed query.
+    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
+
+    class Meta:
+        constraints = _unique_per_hub("approvalrequest")
+        indexes = [models.Index(fields=["state"])]
+        ordering = ["hub", "name"]
+
+    @property
+    def run_name(self) -> str:
+        return str(self.spec.get("parentStageRollout") or "")
+
+    @property
+    def stage_name(self) -> str:
+        return str(self.spec.get("targetStage") or "")
+
+    @property
+    def task_type(self) -> str:
+        return str(self.labels.get("kubernetes-fleet.io/taskType") or "")

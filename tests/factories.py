@@ -8,6 +8,7 @@ from inventory.demohub import DemoHub
 from inventory.models import (
     AddOnPlacementScore,
     ClusterSetMembership,
+    ClusterSetRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
@@ -21,6 +22,8 @@ from placement.models import (
     Placement,
     PlacementDecision,
     PlacementEvent,
+    StagedUpdateRun,
+    StagedUpdateStrategy,
 )
 
 PASSWORD = "correct-horse-battery"
@@ -189,3 +192,54 @@ class DecisionChangeFactory(factory.django.DjangoModelFactory):
     added = factory.LazyFunction(lambda: ["cluster-0001"])
     removed = factory.LazyFunction(list)
     selected = factory.LazyAttribute(lambda c: list(c.added))
+
+
+class GroupFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "auth.Group"
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"group-{n}")
+
+
+class ClusterSetRoleFactory(factory.django.DjangoModelFactory):
+    """A user's role on a set (`user=`); pass `group=` and `user=None` for a group's."""
+
+    class Meta:
+        model = ClusterSetRole
+
+    cluster_set = factory.SubFactory(ManagedClusterSetFactory)
+    role = ClusterSetRole.Role.VIEW
+    user = factory.SubFactory(UserFactory)
+    group = None
+
+
+class StagedUpdateStrategyFactory(factory.django.DjangoModelFactory):
+    """One stage `all` selecting every cluster, unless `spec=` says otherwise."""
+
+    class Meta:
+        model = StagedUpdateStrategy
+
+    hub = factory.SubFactory(HubFactory)
+    name = factory.Sequence(lambda n: f"strategy-{n}")
+    spec = factory.LazyFunction(lambda: {"stages": [{"name": "all", "labelSelector": {}}]})
+
+
+class StagedUpdateRunFactory(factory.django.DjangoModelFactory):
+    """A run of `placement` (its hub and name) with `strategy`'s name; state Initialize, no status."""
+
+    class Meta:
+        model = StagedUpdateRun
+
+    placement = factory.SubFactory(
+        PlacementFactory, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, namespace=""
+    )
+    hub = factory.SelfAttribute("placement.hub")
+    name = factory.Sequence(lambda n: f"run-{n}")
+    spec = factory.LazyAttribute(
+        lambda r: {
+            "placementName": r.placement.name,
+            "stagedRolloutStrategyName": "strategy",
+            "state": "Initialize",
+        }
+    )
