@@ -1,7 +1,16 @@
-"""Form fields for the inventory filters: they turn query-string text into validated values or form errors."""
+"""Inventory forms: filter fields that turn query-string text into validated values or form errors, and
+the editors' forms (taints, set bindings), which carry text for inventory.editing to judge."""
+
+from collections.abc import Sequence
+from typing import Any
 
 from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.http import QueryDict
 
+from fleetui.editors import RowFormSet
+from inventory import editing
+from inventory.models import ManagedCluster
 from placement.scheduler.labels import (
     LabelSelector,
     SelectorError,
@@ -39,3 +48,53 @@ class TaintKeyField(forms.CharField):
         if key and (why := qualified_name_error(key)) is not None:
             raise forms.ValidationError(f"invalid taint key {key!r}: {why}", code="invalid")
         return key
+
+
+# --- editors: the forms only carry text; inventory.editing judges it and names the field it rejects ---
+
+
+def add_errors(form: forms.Form, exc: ValidationError) -> None:
+    """A domain ValidationError({field: reason}) on the form field it names (else on the form)."""
+    errors = exc.message_dict if hasattr(exc, "error_dict") else {NON_FIELD_ERRORS: exc.messages}
+    for name, messages in errors.items():
+        for message in messages:
+            form.add_error(name if name in form.fields else None, message)
+
+
+class TaintForm(forms.Form):
+    """One taint; its rules (qualified-name key, label value, the kind's effects) are inventory.editing's."""
+
+    key = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
+    value = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
+    effect = forms.CharField(required=False, widget=forms.Select)
+
+    def __init__(self, *args: Any, effects: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        effect = self.fields["effect"]
+        effect.widget.choices = [(name, name) for name in effects]
+        effect.initial = effects[0] if effects else ""
+
+    @property
+    def note(self) -> str:
+        """When the hub stamped the stored taint (blank for new rows, and where the hub does not stamp)."""
+        return str(self.initial.get(editing.TIME_ADDED, ""))
+
+
+class BaseTaintFormSet(RowFormSet):
+    path = "taints"
+
+    def __init__(self, data: QueryDict | None = None, *, cluster: ManagedCluster, **kwargs: Any) -> None:
+        kwargs.setdefault("initial", editing.taint_rows(cluster))
+        effects = editing.EFFECTS[cluster.kind]
+        super().__init__(data, prefix="taints", form_kwargs={"effects": effects}, **kwargs)
+
+
+TaintFormSet = forms.formset_factory(TaintForm, formset=BaseTaintFormSet, extra=1, can_delete=True)
+
+
+class BindingForm(forms.Form):
+    """Bind the set to a namespace (validated as an RFC 1123 label by inventory.editing)."""
+
+    namespace = forms.CharField(
+        required=False, widget=forms.TextInput(attrs={"spellcheck": "false", "placeholder": "namespace"})
+    )

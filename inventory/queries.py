@@ -60,11 +60,18 @@ def selector_q(selector: LabelSelector) -> Q:
 # --- clusters
 
 
-def with_cluster_sets(clusters: QuerySet[ManagedCluster]) -> QuerySet[ManagedCluster]:
-    """Clusters with their hub and set memberships loaded in two queries, whatever the page size."""
+def with_cluster_sets(
+    clusters: QuerySet[ManagedCluster], cluster_sets: QuerySet[ManagedClusterSet] | None = None
+) -> QuerySet[ManagedCluster]:
+    """Clusters with their hub and set memberships loaded in two queries, whatever the page size.
+
+    With `cluster_sets` (the sets the reader may see), only the memberships of those sets.
+    """
     memberships = ClusterSetMembership.objects.select_related("cluster_set").only(
         "cluster_id", "cluster_set__name", "cluster_set__hub_id"
     )
+    if cluster_sets is not None:
+        memberships = memberships.filter(cluster_set__in=cluster_sets.values("pk"))
     return clusters.select_related("hub").prefetch_related(
         Prefetch("memberships", queryset=memberships.order_by("cluster_set__name"))
     )

@@ -10,6 +10,24 @@ urlpatterns = [
     path("hubs/<int:pk>/sync/", views.hub_sync, name="hub-sync"),
     path("clusters/", views.cluster_list, name="cluster-list"),
     path("clusters/<int:pk>/", views.cluster_detail, name="cluster-detail"),
+    path("clusters/<int:pk>/taints/", views.cluster_taints, name="cluster-taints"),
     path("clustersets/", views.clusterset_list, name="clusterset-list"),
     path("clustersets/<int:pk>/", views.clusterset_detail, name="clusterset-detail"),
+    path("clustersets/<int:pk>/bindings/", views.clusterset_bind, name="clusterset-bind"),
+    path(
+        "clustersets/<int:pk>/bindings/<int:binding_pk>/delete/",
+        views.clusterset_unbind,
+        name="clusterset-unbind",
+    ),
+    path("clustersets/<int:pk>/access/", views.clusterset_access, name="clusterset-access"),
+    path(
+        "clustersets/<int:pk>/access/<int:role_pk>/",
+        views.clusterset_access_change,
+        name="clusterset-access-change",
+    ),
+    path(
+        "clustersets/<int:pk>/access/<int:role_pk>/remove/",
+        views.clusterset_access_remove,
+        name="clusterset-access-remove",
+    ),
 ]

@@ -4,23 +4,28 @@ htmx requests (filter, sort, page, progress polling) get only the fragment they 
 """
 
 import time
+from collections.abc import Callable
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Page
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_filters import FilterSet
 
 from fleetui import listing
-from inventory import queries, tables
+from fleetui.editors import EditFailed, EditorPage, ListEditor, edit_rows, respond
+from inventory import access, audit, editing, queries, roles, tables
 from inventory.filtersets import ClusterFilterSet, ClusterSetFilterSet
+from inventory.forms import BaseTaintFormSet, BindingForm, TaintFormSet, add_errors
+from inventory.hubclient import HubError
 from inventory.models import (
     AddOnPlacementScore,
+    ClusterSetRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
@@ -67,7 +72,8 @@ def _cluster_rows(page: Page | None) -> None:
 def _clusters_context(request: HttpRequest, clusters: QuerySet[ManagedCluster]) -> dict:
     # The table shows none of the wide JSON columns; not reading them halves the page query.
     listing = clusters.for_listing().defer(*LIST_DEFERRED)
-    filterset = ClusterFilterSet(request.GET, queryset=queries.with_cluster_sets(listing))
+    sets = roles.sets_for(request.user)
+    filterset = ClusterFilterSet(request.GET, queryset=queries.with_cluster_sets(listing, sets))
     context = _listing(request, filterset, tables.CLUSTER_COLUMNS)
     _cluster_rows(context["page"])
     # Ids are for links and the API; the form offers names.
@@ -144,7 +150,7 @@ def hub_sync(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def cluster_list(request: HttpRequest) -> HttpResponse:
-    context = _clusters_context(request, ManagedCluster.objects.all())
+    context = _clusters_context(request, roles.restrict(ManagedCluster.objects.all(), request.user))
     return listing.render_list(
         request, "inventory/cluster_list.html", "inventory/_cluster_table.html", context
     )
@@ -153,7 +159,8 @@ def cluster_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    cluster = get_object_or_404(queries.with_cluster_sets(ManagedCluster.objects.all()), pk=pk)
+    visible = roles.restrict(ManagedCluster.objects.all(), request.user)
+    cluster = get_object_or_404(queries.with_cluster_sets(visible, roles.sets_for(request.user)), pk=pk)
     now = timezone.now()
     scores = AddOnPlacementScore.objects.filter(hub=cluster.hub, namespace=cluster.name).order_by("name")
     context = {
@@ -165,8 +172,9 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
             for name in sorted(cluster.allocatable.keys() | cluster.capacity.keys())
         ],
         "scores": [(score, score.valid_until is not None and score.valid_until < now) for score in scores],
-        "placements": queries.placements_selecting(cluster),
+        "placements": roles.restrict(queries.placements_selecting(cluster), request.user),
     }
+    context |= _taint_context(request, cluster)
     return render(request, "inventory/cluster_detail.html", context)
 
 
@@ -176,7 +184,8 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def clusterset_list(request: HttpRequest) -> HttpResponse:
-    queryset = queries.with_member_rollup(ManagedClusterSet.objects.order_by("name", "hub__name", "pk"))
+    visible = roles.sets_for(request.user).order_by("name", "hub__name", "pk")
+    queryset = queries.with_member_rollup(visible)
     filterset = ClusterSetFilterSet(request.GET, queryset=queryset)
     context = _listing(request, filterset, tables.CLUSTER_SET_COLUMNS)
     cluster_sets = listing.materialise(context["page"])
@@ -192,17 +201,256 @@ def clusterset_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def clusterset_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    cluster_set = get_object_or_404(queries.with_member_rollup(ManagedClusterSet.objects.all()), pk=pk)
+    cluster_set = get_object_or_404(queries.with_member_rollup(roles.sets_for(request.user)), pk=pk)
     context = _clusters_context(request, ManagedCluster.objects.filter(memberships__cluster_set=cluster_set))
     context |= {
         "cluster_set": cluster_set,
         "selector_display": queries.selector_text(cluster_set),
-        "bindings": ManagedClusterSetBinding.objects.filter(
-            hub=cluster_set.hub, cluster_set=cluster_set.name
-        ).order_by("namespace", "name"),
         # The set and the hub are fixed here; the other cluster filters apply to its members.
         "hidden_filters": ["hub", "hub_id", "cluster_set", "cluster_set_id"],
     }
+    if not listing.is_htmx(request):
+        context |= access.tab_context(request, cluster_set)
+        context |= _binding_context(request, cluster_set)
     return listing.render_list(
         request, "inventory/clusterset_detail.html", "inventory/_cluster_table.html", context
+    )
+
+
+# --- cluster set access management (roles)
+
+
+def _visible_set(request: HttpRequest, pk: int) -> ManagedClusterSet:
+    """The set if the user may see it; a hidden set is a 404, as if it did not exist."""
+    return get_object_or_404(roles.sets_for(request.user).select_related("hub"), pk=pk)
+
+
+def _access_response(
+    request: HttpRequest, cluster_set: ManagedClusterSet, status: int = 200, **forms: object
+) -> HttpResponse:
+    """The access section alone for htmx; the access page (the section under the set's title) otherwise."""
+    context = access.tab_context(request, cluster_set, **forms)
+    template = "inventory/_access_section.html" if listing.is_htmx(request) else "inventory/_access_page.html"
+    return render(request, template, context, status=status)
+
+
+def _access_changed(request: HttpRequest, cluster_set: ManagedClusterSet) -> HttpResponse:
+    if listing.is_htmx(request):
+        return _access_response(request, cluster_set)
+    return redirect(reverse("inventory:clusterset-detail", args=[cluster_set.pk]) + "#access")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def clusterset_access(request: HttpRequest, pk: int) -> HttpResponse:
+    """The access management tab; POST adds a user or a group with a role (admins of the set only)."""
+    cluster_set = _visible_set(request, pk)
+    if request.method == "GET":
+        return _access_response(request, cluster_set)
+    roles.authorise(request.user, cluster_set, "grant", request=request)
+    form = access.GrantForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            roles.grant(request.user, cluster_set, data["role"], data["principal"], request=request)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return _access_changed(request, cluster_set)
+    return _access_response(request, cluster_set, status=400, grant_form=form)
+
+
+def _role_row(request: HttpRequest, pk: int, role_pk: int, verb: str) -> ClusterSetRole:
+    """The role on a set the user may see, after the check that they administer it (403 otherwise)."""
+    cluster_set = _visible_set(request, pk)
+    roles.authorise(request.user, cluster_set, verb, request=request)
+    held = ClusterSetRole.objects.select_related("user", "group", "cluster_set__hub")
+    return get_object_or_404(held, pk=role_pk, cluster_set=cluster_set)
+
+
+def _refused(request: HttpRequest, row: ClusterSetRole, errors: list[str]) -> HttpResponse:
+    return _access_response(request, row.cluster_set, status=400, errors={row.pk: errors})
+
+
+@login_required
+@require_POST
+def clusterset_access_change(request: HttpRequest, pk: int, role_pk: int) -> HttpResponse:
+    row = _role_row(request, pk, role_pk, "change")
+    form = access.ChangeForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, row, form.errors["role"])
+    try:
+        roles.change(request.user, row, form.cleaned_data["role"], request=request)
+    except ValidationError as exc:
+        return _refused(request, row, exc.messages)
+    return _access_changed(request, row.cluster_set)
+
+
+@login_required
+@require_POST
+def clusterset_access_remove(request: HttpRequest, pk: int, role_pk: int) -> HttpResponse:
+    row = _role_row(request, pk, role_pk, "revoke")
+    try:
+        roles.revoke(request.user, row, request=request)
+    except ValidationError as exc:
+        return _refused(request, row, exc.messages)
+    return _access_changed(request, row.cluster_set)
+
+
+# --- editors: cluster taints and set bindings (inventory.editing validates, authorises, writes, audits)
+# Every form posts with CSRF and works without JavaScript (a page of its own); htmx swaps just the section.
+
+TAINTS_DENIED = "Editing taints needs staff or the inventory.change_managedcluster permission."
+RECENT_CHANGES = 5
+
+
+def _hub_failure(exc: HubError, what: str) -> EditFailed:
+    """A write the hub refused, as the status and the sentence to show; nothing was changed here."""
+    if exc.status == editing.CONFLICT:
+        message = f"{what} changed on the hub since this page was read and was reloaded: review, edit again."
+        return EditFailed(409, message, keep_rows=False)
+    return EditFailed(502, f"The hub did not accept the change; nothing was changed. {exc}")
+
+
+def _taint_context(
+    request: HttpRequest, cluster: ManagedCluster, formset: BaseTaintFormSet | None = None, **extra: object
+) -> dict:
+    return {
+        "cluster": cluster,
+        "taint_formset": TaintFormSet(cluster=cluster) if formset is None else formset,
+        "can_edit_taints": editing.can_edit_taints(request.user, cluster),
+        "taint_changes": audit.entries_for(cluster, limit=RECENT_CHANGES),
+        **extra,
+    }
+
+
+def _taint_response(
+    request: HttpRequest, cluster: ManagedCluster, status: int = 200, error: str = "", **context: object
+) -> HttpResponse:
+    crumbs = (
+        ("Clusters", reverse("inventory:cluster-list")),
+        (cluster.hub.name, ""),
+        (cluster.name, reverse("inventory:cluster-detail", args=[cluster.pk])),
+    )
+    page = EditorPage(f"Taints · {cluster.name}", cluster.name, cluster.kind, crumbs)
+    context = _taint_context(request, cluster, **context, taint_error=error)
+    return respond(request, "inventory/_taint_section.html", context, status, page)
+
+
+def _save_taints(request: HttpRequest, cluster: ManagedCluster, rows: list[dict]) -> None:
+    try:
+        editing.save_taints(cluster, rows, actor=request.user, request=request)
+    except HubError as exc:
+        cluster.refresh_from_db()  # reloaded from the hub after a Conflict
+        raise _hub_failure(exc, f"Cluster {cluster.name}") from exc
+
+
+def _taints_saved(request: HttpRequest, cluster: ManagedCluster) -> HttpResponse:
+    if not listing.is_htmx(request):
+        return redirect(reverse("inventory:cluster-detail", args=[cluster.pk]) + "#taints-section")
+    message = f"Saved to hub {cluster.hub.name} (resourceVersion {cluster.resource_version})."
+    return _taint_response(request, cluster, taint_message=message)
+
+
+@login_required
+@require_POST
+def cluster_taints(request: HttpRequest, pk: int) -> HttpResponse:
+    """The taint editor's buttons: `add` a row, `preview` what the placements would do, `save` to the hub."""
+    cluster = get_object_or_404(ManagedCluster.objects.select_related("hub"), pk=pk)
+    editor = ListEditor(
+        prefix="taints",
+        formset=lambda data: TaintFormSet(data, cluster=cluster),
+        may_edit=editing.can_edit_taints(request.user, cluster),
+        denied=TAINTS_DENIED,
+        preview=lambda rows: {"impacts": editing.preview_taints(cluster, rows, actor=request.user)},
+        save=lambda rows: _save_taints(request, cluster, rows),
+        respond=lambda status, **context: _taint_response(request, cluster, status, **context),
+        saved=lambda: _taints_saved(request, cluster),
+    )
+    return edit_rows(request, editor)
+
+
+BIND_DENIED = "Binding cluster sets needs staff or the inventory.change_managedclustersetbinding permission."
+
+
+def _binding_context(
+    request: HttpRequest, cluster_set: ManagedClusterSet, form: BindingForm | None = None, **extra: object
+) -> dict:
+    bindings = ManagedClusterSetBinding.objects.filter(
+        hub_id=cluster_set.hub_id, cluster_set=cluster_set.name
+    )
+    return {
+        "cluster_set": cluster_set,
+        "bindings": bindings.order_by("namespace", "name"),
+        "binding_form": BindingForm() if form is None else form,
+        "can_bind": editing.can_bind(request.user, cluster_set),
+        **extra,
+    }
+
+
+def _binding_response(
+    request: HttpRequest, cluster_set: ManagedClusterSet, status: int = 200, **context: object
+) -> HttpResponse:
+    crumbs = (
+        ("Cluster sets", reverse("inventory:clusterset-list")),
+        (cluster_set.hub.name, ""),
+        (cluster_set.name, reverse("inventory:clusterset-detail", args=[cluster_set.pk])),
+    )
+    page = EditorPage(f"Bindings · {cluster_set.name}", cluster_set.name, "ManagedClusterSet", crumbs)
+    context = _binding_context(request, cluster_set, **context)
+    return respond(request, "inventory/_binding_section.html", context, status, page)
+
+
+def _binding_edit(
+    request: HttpRequest, cluster_set: ManagedClusterSet, edit: Callable[[], object], done: str
+) -> HttpResponse:
+    """Run a bind or unbind and answer the bindings section (a redirect to the set without htmx)."""
+    form = BindingForm(request.POST)
+    try:
+        edit()
+    except PermissionDenied:
+        return _binding_response(request, cluster_set, 403, binding_error=BIND_DENIED)
+    except ValidationError as exc:
+        form.is_valid()
+        add_errors(form, exc)
+        return _binding_response(request, cluster_set, 400, form=form)
+    except HubError as exc:
+        failed = _hub_failure(exc, f"Cluster set {cluster_set.name}")
+        return _binding_response(request, cluster_set, failed.status, form=form, binding_error=failed.message)
+    if not listing.is_htmx(request):
+        return redirect(reverse("inventory:clusterset-detail", args=[cluster_set.pk]) + "#bindings-section")
+    return _binding_response(request, cluster_set, binding_message=done)
+
+
+def _cluster_set(pk: int) -> ManagedClusterSet:
+    return get_object_or_404(ManagedClusterSet.objects.select_related("hub"), pk=pk)
+
+
+@login_required
+@require_POST
+def clusterset_bind(request: HttpRequest, pk: int) -> HttpResponse:
+    """Bind the set to a namespace: a ManagedClusterSetBinding created on the hub."""
+    cluster_set = _cluster_set(pk)
+    namespace = request.POST.get("namespace", "").strip()
+    return _binding_edit(
+        request,
+        cluster_set,
+        lambda: editing.bind(cluster_set, namespace, actor=request.user, request=request),
+        f"Bound to namespace {namespace}.",
+    )
+
+
+@login_required
+@require_POST
+def clusterset_unbind(request: HttpRequest, pk: int, binding_pk: int) -> HttpResponse:
+    """Unbind the set from a namespace: its ManagedClusterSetBinding deleted on the hub."""
+    cluster_set = _cluster_set(pk)
+    binding = get_object_or_404(
+        ManagedClusterSetBinding, pk=binding_pk, hub_id=cluster_set.hub_id, cluster_set=cluster_set.name
+    )
+    return _binding_edit(
+        request,
+        cluster_set,
+        lambda: editing.unbind(binding, actor=request.user, request=request),
+        f"Unbound from namespace {binding.namespace}.",
     )

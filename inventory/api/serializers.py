@@ -1,10 +1,16 @@
 """API representations; a hub's credentials and sync lock are never part of any of them."""
 
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from inventory import roles
 from inventory.models import (
     AddOnPlacementScore,
+    ClusterSetRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
@@ -174,3 +180,90 @@ class AddOnPlacementScoreSerializer(HubScopedSerializer):
 
     def get_expired(self, score: AddOnPlacementScore) -> bool:
         return score.valid_until is not None and score.valid_until < self.context["now"]
+
+
+# --- editors: request and answer shapes for the schema; inventory.editing validates the values
+
+
+class TaintSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="A qualified name: [prefix/]name")
+    value = serializers.CharField(required=False, allow_blank=True, help_text="A label value")
+    effect = serializers.CharField(
+        help_text="OCM: NoSelect, NoSelectIfNew or PreferNoSelect; Fleet MemberCluster: NoSchedule"
+    )
+
+
+class TaintsSerializer(serializers.Serializer):
+    taints = TaintSerializer(
+        many=True, help_text="The full list; timeAdded is stamped by the hub and ignored when sent"
+    )
+
+
+class TaintImpactSerializer(serializers.Serializer):
+    """One placement in a taint preview (inventory.editing.Impact)."""
+
+    id = serializers.IntegerField(source="placement.pk")
+    kind = serializers.CharField(source="placement.kind")
+    namespace = serializers.CharField(source="placement.namespace")
+    name = serializers.CharField(source="placement.name")
+    holds = serializers.BooleanField(help_text="selects the cluster now")
+    would_hold = serializers.BooleanField(help_text="would select it with the edited taints")
+    verdict = serializers.CharField(help_text="keeps, drops, gains, stays out or unknown")
+    reason = serializers.CharField(
+        help_text="why it would not select the cluster, or why it was not evaluated"
+    )
+
+
+class BindRequestSerializer(serializers.Serializer):
+    cluster_set = serializers.PrimaryKeyRelatedField(queryset=ManagedClusterSet.objects.select_related("hub"))
+    namespace = serializers.CharField(allow_blank=True, default="", help_text="An RFC 1123 label")
+
+
+# --- cluster-set roles (inventory.roles decides who may grant; these only shape the request)
+
+
+class ClusterSetRoleSerializer(serializers.ModelSerializer):
+    """A user's or a group's role on a set, principals by name; create with exactly one of them."""
+
+    cluster_set = serializers.PrimaryKeyRelatedField(queryset=ManagedClusterSet.objects.none())
+    cluster_set_name = serializers.CharField(source="cluster_set.name", read_only=True)
+    hub = serializers.CharField(source="cluster_set.hub.name", read_only=True)
+    user = serializers.SlugRelatedField(
+        slug_field="username", queryset=get_user_model().objects.all(), required=False, allow_null=True
+    )
+    group = serializers.SlugRelatedField(
+        slug_field="name", queryset=Group.objects.all(), required=False, allow_null=True
+    )
+    principal = serializers.CharField(read_only=True, help_text="user:<name> or group:<name>")
+
+    class Meta:
+        model = ClusterSetRole
+        fields = [
+            "id",
+            "cluster_set",
+            "cluster_set_name",
+            "hub",
+            "role",
+            "user",
+            "group",
+            "principal",
+            "created",
+        ]
+        # one role per principal and set is checked by inventory.roles.grant, with a message naming it
+        validators: list = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:
+            # a set the caller cannot see is as unknown as one that does not exist
+            self.fields["cluster_set"].queryset = roles.sets_for(request.user)
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if (data.get("user") is None) == (data.get("group") is None):
+            raise serializers.ValidationError({"user": "Give exactly one of user and group."})
+        return data
+
+
+class ClusterSetRoleChangeSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=ClusterSetRole.Role.choices)

@@ -11,5 +11,6 @@ router.register("cluster-sets", views.ClusterSetViewSet, basename="cluster-set")
 router.register("cluster-set-bindings", views.ClusterSetBindingViewSet, basename="cluster-set-binding")
 router.register("addon-placement-scores", views.AddOnPlacementScoreViewSet, basename="addon-placement-score")
 router.register("sync-runs", views.SyncRunViewSet, basename="sync-run")
+router.register("cluster-set-roles", views.ClusterSetRoleViewSet, basename="cluster-set-role")
 
 urlpatterns = router.urls

@@ -1,23 +1,30 @@
-"""Read-only viewsets over the inventory FilterSets, plus "sync now" for staff and the local docs UI."""
+"""Viewsets over the inventory FilterSets (read-only but for the editors: taints, set bindings), "sync now"
+for staff, and the local docs UI."""
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from django.templatetags.static import static
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import APIException
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from fleetui import listing
-from inventory import filtersets, queries
+from inventory import editing, filtersets, queries, roles
 from inventory.api import serializers as api
+from inventory.hubclient import HubError
 from inventory.models import (
     AddOnPlacementScore,
+    ClusterSetRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
@@ -25,6 +32,45 @@ from inventory.models import (
     SyncRun,
 )
 from inventory.tasks import request_sync
+
+T = TypeVar("T")
+
+
+# --- the editors' refusals as API errors
+
+EDIT_ERRORS = {
+    400: OpenApiResponse(description="invalid input: {field path: [reason]}"),
+    403: OpenApiResponse(description="not allowed"),
+    409: OpenApiResponse(description="the object changed on the hub meanwhile (it was reloaded)"),
+    502: OpenApiResponse(description="the hub refused the change or could not be reached; nothing changed"),
+}
+
+
+class HubRefused(APIException):
+    status_code = status.HTTP_502_BAD_GATEWAY
+    default_code = "hub_refused"
+
+
+class HubConflict(HubRefused):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+def _edit(call: Callable[[], T]) -> T:
+    """Run an inventory.editing call: invalid input answers 400 naming the field, a hub refusal 409/502
+    (PermissionDenied is DRF's 403)."""
+    try:
+        return call()
+    except ValidationError as exc:
+        detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        raise serializers.ValidationError(detail) from exc
+    except HubError as exc:
+        raise (HubConflict if exc.status == editing.CONFLICT else HubRefused)(str(exc)) from exc
+
+
+def _taints(request: Request) -> Any:
+    """The `taints` list of the body; a body without one is refused by the validation like a bad list."""
+    return request.data.get("taints") if isinstance(request.data, Mapping) else request.data
 
 
 class InventoryPagination(PageNumberPagination):
@@ -48,6 +94,13 @@ class PageExtrasMixin:
 
 class InventoryViewSet(PageExtrasMixin, viewsets.ReadOnlyModelViewSet):
     pagination_class = InventoryPagination
+
+
+class RoleRestrictedViewSet(InventoryViewSet):
+    """Only the rows the caller's cluster-set roles let them see (inventory.roles); other ids answer 404."""
+
+    def get_queryset(self) -> QuerySet:
+        return roles.restrict(super().get_queryset(), self.request.user)
 
 
 class HubViewSet(InventoryViewSet):
@@ -87,18 +140,42 @@ class HubViewSet(InventoryViewSet):
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
-class ClusterViewSet(InventoryViewSet):
+class ClusterViewSet(RoleRestrictedViewSet):
     """OCM ManagedClusters and Fleet MemberClusters; `q` takes a kubectl label selector."""
 
-    queryset = queries.with_cluster_sets(ManagedCluster.objects.for_listing())
+    queryset = ManagedCluster.objects.for_listing()
     serializer_class = api.ClusterSerializer
     filterset_class = filtersets.ClusterFilterSet
+
+    def get_queryset(self) -> QuerySet[ManagedCluster]:
+        # The cluster_sets of a row name only the sets the caller may see.
+        return queries.with_cluster_sets(super().get_queryset(), roles.sets_for(self.request.user))
 
     def page_extras(self, rows: list[ManagedCluster]) -> dict[str, Any]:
         return {"placement_counts": queries.placement_counts(rows)}
 
+    @extend_schema(request=api.TaintsSerializer, responses={200: api.ClusterSerializer, **EDIT_ERRORS})
+    @action(detail=True, methods=["patch"])
+    def taints(self, request: Request, pk: str | None = None) -> Response:
+        """Replace the cluster's taints on its hub with the full list sent, then answer the refreshed row."""
+        cluster = self.get_object()
+        _edit(lambda: editing.save_taints(cluster, _taints(request), actor=request.user, request=request))
+        return Response(self.get_serializer(self.get_queryset().get(pk=cluster.pk)).data)
 
-class ClusterSetViewSet(InventoryViewSet):
+    @extend_schema(
+        request=api.TaintsSerializer,
+        responses={200: api.TaintImpactSerializer(many=True), **EDIT_ERRORS},
+        filters=False,
+    )
+    @action(detail=True, methods=["post"], url_path="taints/preview", pagination_class=None)
+    def taints_preview(self, request: Request, pk: str | None = None) -> Response:
+        """Which placements would keep, drop or gain the cluster with these taints; nothing is saved."""
+        cluster = self.get_object()
+        impacts = _edit(lambda: editing.preview_taints(cluster, _taints(request), actor=request.user))
+        return Response(api.TaintImpactSerializer(impacts, many=True).data)
+
+
+class ClusterSetViewSet(RoleRestrictedViewSet):
     """ManagedClusterSets with member counts per availability and their bound namespaces."""
 
     queryset = queries.with_member_rollup(ManagedClusterSet.objects.order_by("name", "hub__name", "pk"))
@@ -112,15 +189,36 @@ class ClusterSetViewSet(InventoryViewSet):
         }
 
 
-class ClusterSetBindingViewSet(InventoryViewSet):
+class ClusterSetBindingViewSet(RoleRestrictedViewSet):
+    """Bindings of cluster sets to namespaces; POST binds a set (created on the hub), DELETE unbinds it."""
+
     queryset = ManagedClusterSetBinding.objects.select_related("hub").order_by(
         "hub__name", "namespace", "name"
     )
     serializer_class = api.ClusterSetBindingSerializer
     filterset_class = filtersets.ClusterSetBindingFilterSet
 
+    @extend_schema(
+        request=api.BindRequestSerializer, responses={201: api.ClusterSetBindingSerializer, **EDIT_ERRORS}
+    )
+    def create(self, request: Request) -> Response:
+        """Bind a cluster set to a namespace: its ManagedClusterSetBinding is created on the set's hub."""
+        bind = api.BindRequestSerializer(data=request.data)
+        bind.is_valid(raise_exception=True)
+        cluster_set, namespace = bind.validated_data["cluster_set"], bind.validated_data["namespace"]
+        binding = _edit(lambda: editing.bind(cluster_set, namespace, actor=request.user, request=request))
+        return Response(self.get_serializer(binding).data, status=status.HTTP_201_CREATED)
 
-class AddOnPlacementScoreViewSet(InventoryViewSet):
+    @extend_schema(responses={204: None, **EDIT_ERRORS})
+    def destroy(self, request: Request, pk: str | None = None) -> Response:
+        """Unbind: the ManagedClusterSetBinding is deleted on the hub, then here."""
+        binding = self.get_object()
+        _edit(lambda: editing.unbind(binding, actor=request.user, request=request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+
+class AddOnPlacementScoreViewSet(RoleRestrictedViewSet):
     queryset = AddOnPlacementScore.objects.select_related("hub").order_by("hub__name", "namespace", "name")
     serializer_class = api.AddOnPlacementScoreSerializer
     filterset_class = filtersets.AddOnPlacementScoreFilterSet
@@ -133,6 +231,49 @@ class SyncRunViewSet(InventoryViewSet):
     queryset = SyncRun.objects.select_related("hub").order_by("-started_at", "-pk")
     serializer_class = api.SyncRunSerializer
     filterset_class = filtersets.SyncRunFilterSet
+
+
+ROLE_ERRORS = {code: EDIT_ERRORS[code] for code in (400, 403)}
+
+
+class ClusterSetRoleViewSet(RoleRestrictedViewSet):
+    """Roles on the cluster sets the caller sees; admins of a set (and superusers) grant, change, revoke."""
+
+    queryset = ClusterSetRole.objects.select_related("cluster_set__hub", "user", "group").order_by(
+        "cluster_set__hub__name", "cluster_set__name", "role", "pk"
+    )
+    serializer_class = api.ClusterSetRoleSerializer
+    filterset_fields = ["cluster_set", "role"]
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    @extend_schema(responses={201: api.ClusterSetRoleSerializer, **ROLE_ERRORS})
+    def create(self, request: Request) -> Response:
+        """Grant a role on a set to a user or a group (by name)."""
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        cluster_set, principal = data["cluster_set"], data.get("user") or data["group"]
+        row = _edit(lambda: roles.grant(request.user, cluster_set, data["role"], principal, request=request))
+        return Response(self.get_serializer(row).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=api.ClusterSetRoleChangeSerializer,
+        responses={200: api.ClusterSetRoleSerializer, **ROLE_ERRORS},
+    )
+    def partial_update(self, request: Request, pk: str | None = None) -> Response:
+        """Change the role; the principal and the set stay."""
+        row = self.get_object()
+        change = api.ClusterSetRoleChangeSerializer(data=request.data)
+        change.is_valid(raise_exception=True)
+        row = _edit(lambda: roles.change(request.user, row, change.validated_data["role"], request=request))
+        return Response(self.get_serializer(row).data)
+
+    @extend_schema(responses={204: None, **ROLE_ERRORS})
+    def destroy(self, request: Request, pk: str | None = None) -> Response:
+        """Revoke the role (a set's last admin only by a superuser)."""
+        row = self.get_object()
+        _edit(lambda: roles.revoke(request.user, row, request=request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ApiDocsView(SpectacularSwaggerView):

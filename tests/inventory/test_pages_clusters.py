@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -18,12 +19,19 @@ from tests.factories import (
     ManagedClusterSetFactory,
     PlacementDecisionFactory,
     PlacementFactory,
+    UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
 
 UNREACHABLE = "cluster.open-cluster-management.io/unreachable"
 HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def user(db: None) -> User:
+    """A superuser reads these pages; what roles hide from others is tested in test_roles_pages."""
+    return UserFactory(username="alice", is_superuser=True)
 
 
 def seed_fleet(count: int) -> list[ManagedCluster]:
@@ -138,8 +146,9 @@ def test_cluster_list_query_count_does_not_grow(
     logged_in_client, django_assert_max_num_queries, count
 ) -> None:
     seed_fleet(count)
-    # session, user, count, page, memberships, decisions, bindings, hub choices of the form
-    with django_assert_max_num_queries(8):
+    # session, user, count, page, memberships, decisions, bindings, hub choices of the form, the
+    # approvals badge of the nav bar
+    with django_assert_max_num_queries(9):
         response = logged_in_client.get(reverse("inventory:cluster-list"), {"per_page": 500, "q": "vendor"})
     assert len(response.context["page"].object_list) == count + 1
 
@@ -189,4 +198,4 @@ def test_cluster_detail_query_count_is_constant(logged_in_client, django_assert_
     cluster = seed_fleet(3)[0]
     with CaptureQueriesContext(connection) as queries:
         logged_in_client.get(reverse("inventory:cluster-detail", args=[cluster.pk]))
-    assert len(queries) <= 8
+    assert len(queries) <= 9  # one of them the approvals badge of the nav bar

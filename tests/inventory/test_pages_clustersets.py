@@ -1,6 +1,7 @@
 """Cluster sets pages: selector, member roll-up, bound namespaces, members paged, constant queries."""
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from inventory.models import ManagedCluster, ManagedClusterSet
@@ -10,10 +11,17 @@ from tests.factories import (
     ManagedClusterFactory,
     ManagedClusterSetBindingFactory,
     ManagedClusterSetFactory,
+    UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def user(db: None) -> User:
+    """A superuser reads these pages; what roles hide from others is tested in test_roles_pages."""
+    return UserFactory(username="alice", is_superuser=True)
 
 
 def seed_sets(members: int) -> ManagedClusterSet:

@@ -1,0 +1,152 @@
+"""List editors shared by every app (a cluster's taints, a placement's tolerations): rows and buttons.
+
+An editor is a formset of rows (`RowFormSet`) under three buttons, each a POST with CSRF: `add` a
+blank row, `preview` what saving would do, `save`. `edit_rows` is that flow once for every editor; the
+domain modules judge the rows and name the field they reject (`{"taints[2].key": reason}`), so the
+page and the API show the same messages.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+
+from fleetui import listing
+
+_ROW_PATH = re.compile(r"^(?P<list>.+)\[(?P<index>\d+)\](?:\.(?P<field>\w+))?$")
+
+
+class RowFormSet(forms.BaseFormSet):
+    """The rows of a list editor; `path` is the list's field path in the domain's errors.
+
+    `rows()` are the rows to keep, as the domain takes them: deleted rows and untouched blank rows are
+    dropped. `add_path_errors` puts the domain's `{"<path>[2].key": reason}` (counted over the kept
+    rows) on that row's field.
+    """
+
+    path = ""
+
+    def kept_forms(self) -> list[forms.Form]:
+        """Call after is_valid(): the rows that are neither deleted nor blank extras."""
+        initial = self.initial_form_count()
+        return [
+            form
+            for index, form in enumerate(self.forms)
+            if not (self.can_delete and self._should_delete_form(form))
+            and (index < initial or form.has_changed())
+        ]
+
+    def row(self, data: dict[str, Any]) -> dict[str, Any]:
+        """One kept form's cleaned data as the domain's entry (blank fields left out)."""
+        return {name: value for name, value in data.items() if name != "DELETE" and value not in ("", None)}
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [self.row(form.cleaned_data) for form in self.kept_forms()]
+
+    def add_path_errors(self, exc: ValidationError) -> None:
+        kept = self.kept_forms()
+        errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
+        for path, messages in errors.items():
+            match = _ROW_PATH.match(path)
+            index = int(match["index"]) if match and match["list"] == self.path else len(kept)
+            for message in messages:
+                if index >= len(kept):
+                    self.non_form_errors().append(f"{path}: {message}" if path else message)
+                    continue
+                form, field = kept[index], match["field"] if match else None
+                form.add_error(field if field in form.fields else None, message)
+
+    @classmethod
+    def with_new_row(cls, data: QueryDict, prefix: str) -> QueryDict:
+        """The submitted rows and one blank row more (the editor's Add button)."""
+        data = data.copy()
+        total = f"{prefix}-TOTAL_FORMS"
+        if data.get(total, "").isdigit():
+            data[total] = str(int(data[total]) + 1)
+        return data
+
+
+@dataclass(frozen=True)
+class EditorPage:
+    """What the editor's own page shows above its section (`_editor_page.html`)."""
+
+    title: str
+    heading: str
+    kind: str
+    # (label, url) from the list page down to the object; a blank url is plain text
+    crumbs: tuple[tuple[str, str], ...]
+
+
+def respond(
+    request: HttpRequest, section: str, context: dict[str, Any], status: int, page: EditorPage
+) -> HttpResponse:
+    """The editor's section alone for htmx; without JavaScript the section on a page of its own."""
+    if listing.is_htmx(request):
+        return render(request, section, context, status=status)
+    context = {**context, "section": section, "editor_page": page}
+    return render(request, "_editor_page.html", context, status=status)
+
+
+class EditFailed(Exception):
+    """A save the outside world refused (a hub's answer): the status and the sentence to show; the rows
+    sent stay in the editor for another try unless `keep_rows` is off (they were reloaded instead)."""
+
+    def __init__(self, status: int, message: str, *, keep_rows: bool = True) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.keep_rows = keep_rows
+
+
+# respond(status, formset=None, **context): the editor's answer (its section for htmx, else its page)
+Respond = Callable[..., HttpResponse]
+
+
+@dataclass(frozen=True)
+class ListEditor:
+    """What one editor plugs into `edit_rows`."""
+
+    prefix: str
+    # the formset of the submitted rows (QueryDict) or of the stored ones (None)
+    formset: Callable[[QueryDict | None], RowFormSet]
+    may_edit: bool
+    denied: str
+    # the rows -> extra context of the preview answer; raises ValidationError
+    preview: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    # the rows -> saved; raises PermissionDenied, ValidationError or EditFailed
+    save: Callable[[list[dict[str, Any]]], object]
+    respond: Respond
+    # the answer once saved
+    saved: Callable[[], HttpResponse]
+
+
+def edit_rows(request: HttpRequest, editor: ListEditor) -> HttpResponse:
+    """One press of an editor's button. Adding a row and previewing need `may_edit` (403 otherwise);
+    saving is authorised (and audited) by the domain's own save."""
+    action = request.POST.get("action", "preview")
+    if action != "save" and not editor.may_edit:
+        return editor.respond(403, error=editor.denied)
+    if action == "add":
+        data = RowFormSet.with_new_row(request.POST, editor.prefix)
+        return editor.respond(200, formset=editor.formset(data))
+    formset = editor.formset(request.POST)
+    if not formset.is_valid():
+        return editor.respond(400, formset=formset)
+    try:
+        if action != "save":
+            return editor.respond(200, formset=formset, **editor.preview(formset.rows()))
+        editor.save(formset.rows())
+    except PermissionDenied:
+        return editor.respond(403, error=editor.denied)
+    except ValidationError as exc:
+        formset.add_path_errors(exc)
+        return editor.respond(400, formset=formset)
+    except EditFailed as exc:
+        kept = {"formset": formset} if exc.keep_rows else {}
+        return editor.respond(exc.status, error=exc.message, **kept)
+    return editor.saved()

@@ -1,0 +1,508 @@
+"""Edits of hub objects from the inventory: cluster taints and cluster-set bindings.
+
+Every edit is validated here (Kubernetes' rules, in apimachinery's field-error wording, so the page
+and the API say the same), authorised by one function per action (`can_edit_taints`, `can_bind`:
+the cluster-set roles replace only these), written to the hub, and the row is then refreshed from
+the hub's answer through the sync's own path (`sync.apply_event`, which also fires the change hook
+that reschedules placements). Each attempt is audited with before/after and the hub's answer; a hub
+that refuses or cannot be reached changes nothing locally.
+
+`preview_taints` tells, before saving, which placements would keep, drop or gain the cluster: the
+placements that hold it or count it as a candidate are evaluated by `placement.service.evaluate` on
+the hub's inventory with the edited cluster in place of the stored one.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NoReturn
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest
+from django.utils import timezone
+
+from inventory import audit, queries, scheduler_inputs, sync
+from inventory.hubclient import KINDS_BY_NAME, HubClient, HubError
+from inventory.models import AuditEntry, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
+from placement import queries as placement_queries
+from placement import service
+from placement.models import Placement
+from placement.scheduler.errors import ManifestError
+from placement.scheduler.fleet.inventory import FleetInventory
+from placement.scheduler.fleet.report import FleetScheduleResult
+from placement.scheduler.fleet.types import NO_SCHEDULE, PICK_ALL, PICK_FIXED
+from placement.scheduler.labels import dns_label_error, label_value_error, qualified_name_error
+from placement.scheduler.ocm import triggers
+from placement.scheduler.ocm.taints import cluster_tolerated, toleration_error, untolerated_reason
+from placement.scheduler.ocm.types import NO_SELECT, NO_SELECT_IF_NEW, PREFER_NO_SELECT
+from placement.scheduler.timeutil import format_time
+
+TAINT_PERMISSION = "inventory.change_managedcluster"
+BIND_PERMISSION = "inventory.change_managedclustersetbinding"
+TAINTS_ACTION, BIND_ACTION, UNBIND_ACTION = "cluster.taints", "clusterset.bind", "clusterset.unbind"
+OCM_CLUSTER, FLEET_CLUSTER = ManagedCluster.Kind.MANAGED_CLUSTER, ManagedCluster.Kind.MEMBER_CLUSTER
+# The effects each kind's CRD allows, in the order the editor offers them.
+EFFECTS: dict[str, tuple[str, ...]] = {
+    OCM_CLUSTER: (NO_SELECT, NO_SELECT_IF_NEW, PREFER_NO_SELECT),
+    FLEET_CLUSTER: (NO_SCHEDULE,),
+}
+TAINT_FIELDS = ("key", "value", "effect")
+# Stamped by the OCM hub's webhook: echoed back by clients that send what they read, never taken from them.
+TIME_ADDED = "timeAdded"
+BINDING_KIND = "ManagedClusterSetBinding"
+BINDING_API_VERSION = "cluster.open-cluster-management.io/v1beta2"
+NOT_FOUND, CONFLICT = 404, 409
+
+Write = Callable[[HubClient], dict[str, Any]]
+# the hub's inventory as cached, and with the edited cluster
+Snapshots = tuple[service.HubSnapshot, service.HubSnapshot]
+
+
+# --- who may do what (the roles work replaces these two functions) -----------------------------------
+
+
+def can_edit_taints(user: AbstractBaseUser, cluster: ManagedCluster) -> bool:
+    """Staff, or the Django permission; later: admin of a set the cluster belongs to."""
+    return bool(user.is_staff or user.has_perm(TAINT_PERMISSION))
+
+
+def can_bind(user: AbstractBaseUser, cluster_set: ManagedClusterSet) -> bool:
+    """Staff, or the Django permission; later: admin of `cluster_set`."""
+    return bool(user.is_staff or user.has_perm(BIND_PERMISSION))
+
+
+def _refuse(
+    actor: AbstractBaseUser, action: str, target: Any, request: HttpRequest | None, doing: str
+) -> NoReturn:
+    audit.record(
+        actor, action, target, hub=target.hub, outcome=AuditEntry.Outcome.DENIED, request=request
+    )
+    raise PermissionDenied(f"{actor.get_username()} may not {doing}")
+
+
+# --- taint input -------------------------------------------------------------------------------------
+
+
+def invalid_value(value: Any, why: str) -> str:
+    """apimachinery's field.Invalid wording: the value quoted as Go's %q quotes a string."""
+    return f"Invalid value: {json.dumps(value, ensure_ascii=False)}: {why}"
+
+
+def _text(entry: Mapping[str, Any], name: str, path: str, errors: dict[str, str]) -> str:
+    value = entry.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        errors[f"{path}.{name}"] = invalid_value(value, "must be a string")
+        return ""
+    return value
+
+
+def _taint_errors(kind: str, entry: Mapping[str, Any], path: str) -> dict[str, str]:
+    errors = {
+        f"{path}.{name}": "unknown field; a taint has key, value and effect"
+        for name in sorted(set(entry) - {*TAINT_FIELDS, TIME_ADDED})
+    }
+    key, value, effect = (_text(entry, name, path, errors) for name in TAINT_FIELDS)
+    if not key:
+        errors.setdefault(f"{path}.key", "Required value")
+    elif (why := qualified_name_error(key)) is not None:
+        errors[f"{path}.key"] = invalid_value(key, why)
+    if (why := label_value_error(value)) is not None:
+        errors[f"{path}.value"] = invalid_value(value, why)
+    allowed = EFFECTS[kind]
+    if not effect:
+        errors.setdefault(f"{path}.effect", "Required value")
+    elif effect not in allowed:
+        supported = ", ".join(f'"{name}"' for name in allowed)
+        errors[f"{path}.effect"] = f"Unsupported value: {json.dumps(effect)}: supported values: {supported}"
+    return errors
+
+
+def taint_errors(kind: str, entries: Any) -> dict[str, str]:
+    """Every problem of a submitted `spec.taints` by field path (`taints[1].key`); empty when valid.
+
+    Keys must be unique: the OCM webhook finds a taint's previous `timeAdded` by its key.
+    """
+    if not isinstance(entries, list | tuple):
+        return {"taints": "Invalid value: must be an array of taints"}
+    errors: dict[str, str] = {}
+    keys: set[str] = set()
+    for index, entry in enumerate(entries):
+        path = f"taints[{index}]"
+        if not isinstance(entry, Mapping):
+            errors[path] = "Invalid value: must be an object"
+            continue
+        errors.update(_taint_errors(kind, entry, path))
+        key = entry.get("key")
+        if isinstance(key, str) and key:
+            if key in keys:
+                errors.setdefault(f"{path}.key", f"Duplicate value: {json.dumps(key)}")
+            keys.add(key)
+    return errors
+
+
+def _same_taint(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    return (old.get("value") or "") == new.get("value", "") and old.get("effect") == new["effect"]
+
+
+def _taint(entry: Mapping[str, Any], old: Mapping[str, Any] | None) -> dict[str, str]:
+    taint = {"key": entry["key"]}
+    if entry.get("value"):
+        taint["value"] = entry["value"]
+    taint["effect"] = entry["effect"]
+    if old is not None and old.get(TIME_ADDED) and _same_taint(old, taint):
+        taint[TIME_ADDED] = old[TIME_ADDED]
+    return taint
+
+
+def planned_taints(cluster: ManagedCluster, entries: Any) -> list[dict[str, str]]:
+    """The `spec.taints` to send; raises ValidationError({path: reason}).
+
+    An unchanged taint (same key, value and effect) keeps its `timeAdded`, which the OCM webhook
+    requires; a new or changed one goes without, for the hub to stamp.
+    """
+    if errors := taint_errors(cluster.kind, entries):
+        raise ValidationError(errors)
+    stamped = {t.get("key"): t for t in cluster.taints if isinstance(t, Mapping)}
+    return [_taint(entry, stamped.get(entry["key"])) for entry in entries]
+
+
+def taint_rows(cluster: ManagedCluster) -> list[dict[str, str]]:
+    """The stored taints as the editor shows them (`timeAdded` blank where the hub never stamped one)."""
+    return [
+        {name: str(t.get(name) or "") for name in (*TAINT_FIELDS, TIME_ADDED)}
+        for t in cluster.taints
+        if isinstance(t, Mapping)
+    ]
+
+
+# --- taint preview -----------------------------------------------------------------------------------
+
+KEEPS, DROPS, GAINS, STAYS_OUT, UNKNOWN = "keeps", "drops", "gains", "stays out", "unknown"
+
+
+@dataclass(frozen=True)
+class Impact:
+    """What a taint edit does to one placement's hold on the cluster."""
+
+    placement: Placement
+    holds: bool
+    would_hold: bool
+    # why the edited cluster would not be selected (the scheduler's sentence), or why it was not evaluated
+    reason: str = ""
+    evaluated: bool = True
+
+    @property
+    def verdict(self) -> str:
+        if not self.evaluated:
+            return UNKNOWN
+        if self.holds:
+            return KEEPS if self.would_hold else DROPS
+        return GAINS if self.would_hold else STAYS_OUT
+
+
+def _as_stamped(taints: Sequence[Mapping[str, str]], now: datetime) -> list[dict[str, str]]:
+    """New and changed taints as the hub will store them: stamped with the time of the write."""
+    return [{**taint, TIME_ADDED: taint.get(TIME_ADDED) or format_time(now)} for taint in taints]
+
+
+def _edited_snapshot(
+    snapshot: service.HubSnapshot, cluster: ManagedCluster, taints: list[dict[str, str]]
+) -> service.HubSnapshot:
+    """`snapshot` (the hub's cached inventory, left untouched) with `cluster` carrying `taints`."""
+    edited = copy.copy(cluster)
+    edited.taints = taints
+    if cluster.kind == FLEET_CLUSTER:
+        members = {c.name: c for c in snapshot.fleet.clusters}
+        members[cluster.name] = scheduler_inputs.member_cluster(edited)
+        return dataclasses.replace(snapshot, fleet=FleetInventory(members.values()))
+    ocm = snapshot.ocm
+    clusters = {c.name: c for c in ocm.clusters}
+    clusters[cluster.name] = scheduler_inputs.managed_cluster(edited)
+    inventory = service.LiveOcmInventory(
+        clusters.values(), ocm.cluster_sets.values(), ocm.bindings, ocm.add_on_scores.values(), ocm.decisions
+    )
+    return dataclasses.replace(snapshot, ocm=inventory)
+
+
+def _ocm_candidates(cluster: ManagedCluster) -> set[int]:
+    """Placements that count the cluster as a candidate: a set holding it is bound to their namespace
+    and they list that set or none (the scheduler's own trigger rule)."""
+    set_names = cluster.memberships.values_list("cluster_set__name", flat=True)
+    bindings = [
+        scheduler_inputs.cluster_set_binding(row)
+        for row in ManagedClusterSetBinding.objects.filter(hub_id=cluster.hub_id, cluster_set__in=set_names)
+    ]
+    rows = Placement.objects.filter(
+        hub_id=cluster.hub_id, kind=Placement.Kind.PLACEMENT, namespace__in={b.namespace for b in bindings}
+    )
+    parsed = {}
+    for row in rows:
+        try:
+            parsed[row.pk] = scheduler_inputs.placement(row)
+        except ManifestError:
+            continue  # a spec the scheduler cannot read decides nothing
+    keys = {key for b in bindings for key in triggers.placements_affected_by_binding(b, parsed.values())}
+    return {pk for pk, placement in parsed.items() if placement.key in keys}
+
+
+def _placement_type(spec: Any) -> str:
+    policy = spec.get("policy") if isinstance(spec, Mapping) else None
+    return (policy.get("placementType") if isinstance(policy, Mapping) else None) or PICK_ALL
+
+
+def _fleet_candidates(cluster: ManagedCluster) -> set[int]:
+    """Every CRP of the hub that filters by taints: PickFixed ignores them."""
+    rows = Placement.objects.filter(hub_id=cluster.hub_id, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+    return {pk for pk, spec in rows.values_list("pk", "spec") if _placement_type(spec) != PICK_FIXED}
+
+
+def affected_placements(cluster: ManagedCluster) -> list[Placement]:
+    """The placements a taint edit of `cluster` can move: those holding it now and those that count it
+    as a candidate, by namespace and name."""
+    holding = set(queries.placements_selecting(cluster).values_list("pk", flat=True))
+    candidates = _fleet_candidates(cluster) if cluster.kind == FLEET_CLUSTER else _ocm_candidates(cluster)
+    chosen = Placement.objects.filter(pk__in=holding | candidates).select_related("hub")
+    return list(chosen.order_by("namespace", "name"))
+
+
+def _why_not(result: service.ScheduleResult, name: str) -> str:
+    if isinstance(result, FleetScheduleResult):
+        explanation = result.explain(name)
+        reason = explanation.filtered_by if explanation is not None else None
+    else:
+        reason = result.explain(name)["filteredBy"] if name in result.inventory.position else None
+    return reason or "not among the clusters selected (ranked lower)"
+
+
+def _settled_by_taints(
+    placement: Placement, holds: bool, name: str, snapshots: Snapshots, now: datetime
+) -> Impact | None:
+    """An OCM placement whose choice of the cluster only the TaintToleration filter reads (no CEL
+    predicate, which may read spec.taints; tolerations the scheduler accepts): the filter's verdict on the
+    stored and the edited cluster settles the preview without scheduling, unless the edit lets the
+    cluster through (None: the scheduler must rank it). OCM drops untolerated clusters at once; Fleet
+    keeps a tainted cluster's existing binding, so only its scheduler can tell."""
+    if not placement.is_ocm:
+        return None
+    before, after = (snapshot.ocm for snapshot in snapshots)
+    parsed = service.parse(placement)
+    if parsed.scheduling_disabled or toleration_error(parsed.tolerations) is not None:
+        return None
+    if any(predicate.cel_expressions for predicate in parsed.predicates):
+        return None
+    decided = name in before.decided_cluster_names(*parsed.key)
+    stored, edited = before.cluster(name), after.cluster(name)
+    if edited is None:
+        return None
+    if (why := untolerated_reason(edited, parsed.tolerations, decided, now)) is not None:
+        return Impact(placement, holds, False, why)
+    if stored is not None and cluster_tolerated(stored, parsed.tolerations, decided, now)[0]:
+        return Impact(placement, holds, holds)  # the edit changes nothing the scheduler reads
+    return None
+
+
+def _impact(placement: Placement, name: str, snapshots: Snapshots, now: datetime) -> Impact:
+    holds = name in placement_queries.current_selection(placement)
+    try:
+        if settled := _settled_by_taints(placement, holds, name, snapshots, now):
+            return settled
+        result = service.evaluate(placement, now=now, snapshot=snapshots[1])
+    except ManifestError as exc:
+        return Impact(placement, holds, holds, f"not evaluated: {exc.field}: {exc.message}", evaluated=False)
+    if name in result.selected:
+        return Impact(placement, holds, True)
+    return Impact(placement, holds, False, _why_not(result, name))
+
+
+def preview_taints(
+    cluster: ManagedCluster, entries: Any, *, actor: AbstractBaseUser, now: datetime | None = None
+) -> list[Impact]:
+    """What saving `entries` as the cluster's taints would do to each affected placement; writes nothing.
+
+    Only for those who may save them (a preview names placements); raises PermissionDenied, or
+    ValidationError({path: reason}) for invalid entries like `save_taints`.
+    """
+    if not can_edit_taints(actor, cluster):
+        raise PermissionDenied(f"{actor.get_username()} may not edit taints of {cluster}")
+    now = now or timezone.now()
+    taints = _as_stamped(planned_taints(cluster, entries), now)
+    current = service.hub_snapshot(cluster.hub)
+    snapshots = (current, _edited_snapshot(current, cluster, taints))
+    return [_impact(placement, cluster.name, snapshots, now) for placement in affected_placements(cluster)]
+
+
+# --- hub writes --------------------------------------------------------------------------------------
+
+
+def _answer_text(answer: Mapping[str, Any] | None, part: str) -> str:
+    """The part of the hub's answer worth keeping in the audit log, with the version it wrote."""
+    if not answer:
+        return ""
+    metadata = answer.get("metadata") or {}
+    kept = {"resourceVersion": metadata.get("resourceVersion"), part: (answer.get("spec") or {}).get(part)}
+    return json.dumps(kept, sort_keys=True)
+
+
+def _write(
+    actor: AbstractBaseUser,
+    action: str,
+    target: Any,
+    request: HttpRequest | None,
+    change: tuple[Any, Any],
+    write: Write,
+    *,
+    absent_ok: bool = False,
+) -> dict[str, Any] | None:
+    """Run `write` against the target's hub; a refusal is audited as failed (before/after = `change`).
+    With `absent_ok`, a 404 answers None: what was to be deleted is gone already."""
+    try:
+        with HubClient(target.hub) as client:
+            return write(client)
+    except HubError as exc:
+        if absent_ok and exc.status == NOT_FOUND:
+            return None
+        before, after = change
+        audit.record(
+            actor, action, target, hub=target.hub, before=before, after=after,
+            outcome=AuditEntry.Outcome.FAILED, hub_answer=str(exc), request=request,
+        )
+        raise
+
+
+def _reload(cluster: ManagedCluster) -> None:
+    """After a Conflict: the row as the hub has it now, so the person editing sees what changed."""
+    try:
+        with HubClient(cluster.hub) as client:
+            fresh = client.get_cluster(cluster.kind, cluster.name)
+    except HubError:
+        return  # the Conflict is reported either way; the next sync or watch event refreshes the row
+    sync.apply_event(cluster.hub, KINDS_BY_NAME[cluster.kind], "MODIFIED", fresh)
+
+
+def save_taints(
+    cluster: ManagedCluster, entries: Any, *, actor: AbstractBaseUser, request: HttpRequest | None = None
+) -> ManagedCluster:
+    """Write `entries` as the cluster's `spec.taints` (a JSON merge patch, conditional on the row's
+    resourceVersion) and refresh the row from the hub's answer; answers the refreshed row.
+
+    Raises PermissionDenied, ValidationError({path: reason}) or HubError (status 409 when the cluster
+    changed on the hub meanwhile: the row is then reloaded from the hub). Only success changes the row.
+    """
+    if not can_edit_taints(actor, cluster):
+        _refuse(actor, TAINTS_ACTION, cluster, request, f"edit the taints of cluster {cluster}")
+    taints = planned_taints(cluster, entries)
+    before = copy.deepcopy(cluster.taints)
+    patch: dict[str, Any] = {"spec": {"taints": taints}}
+    if cluster.resource_version:
+        patch["metadata"] = {"resourceVersion": cluster.resource_version}
+    try:
+        answer = _write(
+            actor, TAINTS_ACTION, cluster, request, (before, taints),
+            lambda client: client.patch_cluster(cluster.kind, cluster.name, patch),
+        )
+    except HubError as exc:
+        if exc.status == CONFLICT:
+            _reload(cluster)
+        raise
+    sync.apply_event(cluster.hub, KINDS_BY_NAME[cluster.kind], "MODIFIED", answer)
+    cluster.refresh_from_db()
+    audit.record(
+        actor, TAINTS_ACTION, cluster, hub=cluster.hub, before=before, after=cluster.taints,
+        hub_answer=_answer_text(answer, "taints"), request=request,
+    )
+    return cluster
+
+
+# --- cluster-set bindings ----------------------------------------------------------------------------
+
+
+def namespace_error(namespace: Any) -> str | None:
+    """Why `namespace` cannot be bound to: namespaces are RFC 1123 labels."""
+    if not isinstance(namespace, str):
+        return invalid_value(namespace, "must be a string")
+    if not namespace:
+        return "Required value"
+    why = dns_label_error(namespace)
+    return None if why is None else invalid_value(namespace, why)
+
+
+def _binding_object(namespace: str, set_name: str, **metadata: str) -> dict[str, Any]:
+    """A ManagedClusterSetBinding: the hub requires its name to be the name of the set it binds."""
+    return {
+        "apiVersion": BINDING_API_VERSION,
+        "kind": BINDING_KIND,
+        "metadata": {"name": set_name, "namespace": namespace, **metadata},
+        "spec": {"clusterSet": set_name},
+    }
+
+
+def _binding_summary(binding: Mapping[str, Any]) -> dict[str, str]:
+    return {"namespace": binding["metadata"]["namespace"], "clusterSet": binding["spec"]["clusterSet"]}
+
+
+def bind(
+    cluster_set: ManagedClusterSet,
+    namespace: Any,
+    *,
+    actor: AbstractBaseUser,
+    request: HttpRequest | None = None,
+) -> ManagedClusterSetBinding:
+    """Create the set's ManagedClusterSetBinding in `namespace` on the hub, then its row; audited on the
+    set. Raises PermissionDenied, ValidationError({"namespace": reason}) or HubError."""
+    if not can_bind(actor, cluster_set):
+        _refuse(actor, BIND_ACTION, cluster_set, request, f"bind cluster set {cluster_set}")
+    if (why := namespace_error(namespace)) is not None:
+        raise ValidationError({"namespace": why})
+    bindings = ManagedClusterSetBinding.objects.filter(hub_id=cluster_set.hub_id, name=cluster_set.name)
+    if bindings.filter(namespace=namespace).exists():
+        raise ValidationError({"namespace": f"Duplicate value: {json.dumps(namespace)}: already bound"})
+    body = _binding_object(namespace, cluster_set.name)
+    answer = _write(
+        actor, BIND_ACTION, cluster_set, request, (None, _binding_summary(body)),
+        lambda client: client.create_cluster_set_binding(namespace, body),
+    )
+    sync.apply_event(cluster_set.hub, KINDS_BY_NAME[BINDING_KIND], "ADDED", answer)
+    audit.record(
+        actor, BIND_ACTION, cluster_set, hub=cluster_set.hub, after=_binding_summary(body),
+        hub_answer=_answer_text(answer, "clusterSet"), request=request,
+    )
+    return bindings.get(namespace=namespace)
+
+
+def unbind(
+    binding: ManagedClusterSetBinding, *, actor: AbstractBaseUser, request: HttpRequest | None = None
+) -> None:
+    """Delete the binding on the hub, then its row; audited on its set. A binding the hub no longer has
+    is removed here too (outcome no-op). Raises PermissionDenied, ValidationError (a binding of a set the
+    hub does not have: whom it concerns is unknown, so it is removed on the hub) or HubError."""
+    sets = ManagedClusterSet.objects.select_related("hub")
+    cluster_set = sets.filter(hub_id=binding.hub_id, name=binding.cluster_set).first()
+    if cluster_set is None:
+        raise ValidationError(
+            {"cluster_set": f"cluster set {binding.cluster_set} is not on hub {binding.hub}; unbind it there"}
+        )
+    if not can_bind(actor, cluster_set):
+        _refuse(actor, UNBIND_ACTION, cluster_set, request, f"unbind cluster set {cluster_set}")
+    current = _binding_object(binding.namespace, binding.cluster_set, uid=binding.uid)
+    current["metadata"]["name"] = binding.name
+    before = _binding_summary(current)
+    answer = _write(
+        actor, UNBIND_ACTION, cluster_set, request, (before, None),
+        lambda client: client.delete_cluster_set_binding(binding.namespace, binding.name),
+        absent_ok=True,
+    )
+    sync.apply_event(cluster_set.hub, KINDS_BY_NAME[BINDING_KIND], "DELETED", current)
+    gone = answer is None
+    audit.record(
+        actor, UNBIND_ACTION, cluster_set, hub=cluster_set.hub, before=before,
+        outcome=AuditEntry.Outcome.NO_OP if gone else AuditEntry.Outcome.OK,
+        hub_answer="not found on the hub: already unbound" if gone else "deleted", request=request,
+    )

@@ -1,0 +1,77 @@
+"""Bind and unbind on the cluster-set page: htmx swaps the bindings section; without it, a redirect or the
+section's own page with the errors; 403 without permission; the hub's refusal shown."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from inventory.demohub import DemoHub
+from inventory.models import AuditEntry, ManagedClusterSet, ManagedClusterSetBinding
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def bind_url(cluster_set: ManagedClusterSet) -> str:
+    return reverse("inventory:clusterset-bind", args=[cluster_set.pk])
+
+
+def unbind_url(binding: ManagedClusterSetBinding) -> str:
+    cluster_set = ManagedClusterSet.objects.get(hub=binding.hub, name=binding.cluster_set)
+    return reverse("inventory:clusterset-unbind", args=[cluster_set.pk, binding.pk])
+
+
+def test_the_set_page_offers_bind_and_unbind(root_client: Client, staging) -> None:
+    html = root_client.get(reverse("inventory:clusterset-detail", args=[staging.pk])).content.decode()
+    assert 'id="bind-form"' in html and 'name="namespace"' in html
+    binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, cluster_set="staging")
+    assert f'action="{unbind_url(binding)}"' in html
+
+
+def test_bind_then_unbind_through_htmx(root_client: Client, demo_hub: DemoHub, staging) -> None:
+    response = root_client.post(bind_url(staging), {"namespace": "team-a"}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert "Bound to namespace team-a." in html and "<td>team-a</td>" in html
+    assert demo_hub.store.get("ManagedClusterSetBinding", "staging", namespace="team-a")
+    binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, namespace="team-a")
+    html = root_client.post(unbind_url(binding), **HTMX).content.decode()
+    assert "Unbound from namespace team-a." in html and "<td>team-a</td>" not in html
+    assert "team-a" not in demo_hub.store.names("ManagedClusterSetBinding", namespace="team-a")
+
+
+def test_an_invalid_namespace_answers_400_under_the_field(root_client: Client, staging) -> None:
+    response = root_client.post(bind_url(staging), {"namespace": "Team_A"}, **HTMX)
+    assert response.status_code == 400
+    assert 'id="namespace-errors"><li>Invalid value: &quot;Team_A&quot;: a lowercase RFC 1123 label' in (
+        response.content.decode()
+    )
+    assert not AuditEntry.objects.exists()
+
+
+def test_without_htmx_bind_redirects_and_a_hub_refusal_shows_on_the_bindings_page(
+    root_client: Client, demo_hub: DemoHub, staging
+) -> None:
+    demo_hub.fail_next(1, 500)
+    refused = root_client.post(bind_url(staging), {"namespace": "team-a"})
+    assert refused.status_code == 502
+    html = refused.content.decode()
+    assert "<html" in html and "The hub did not accept the change; nothing was changed." in html
+    assert 'value="team-a"' in html  # the namespace typed stays in the form
+    done = root_client.post(bind_url(staging), {"namespace": "team-a"})
+    assert done.status_code == 302
+    assert done["Location"] == reverse("inventory:clusterset-detail", args=[staging.pk]) + "#bindings-section"
+
+
+def test_without_permission_bind_and_unbind_answer_403(client: Client, demo_hub: DemoHub, staging) -> None:
+    client.force_login(UserFactory(username="viewer"))
+    response = client.post(bind_url(staging), {"namespace": "team-a"}, **HTMX)
+    assert response.status_code == 403
+    assert "Binding cluster sets needs staff" in response.content.decode()
+    binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, cluster_set="staging")
+    assert client.post(unbind_url(binding), **HTMX).status_code == 403
+    assert ManagedClusterSetBinding.objects.filter(pk=binding.pk).exists()
+    assert not ManagedClusterSetBinding.objects.filter(namespace="team-a").exists()
+    assert client.get(bind_url(staging)).status_code == 405
