@@ -1,36 +1,69 @@
-"""Reschedule benchmark: every placement of a hub rescheduled once, in one process, as the periodic
-resync (`placement.tasks.reschedule_hub`) does it.
+"""Reschedule benchmark: every placement of a hub rescheduled once, in one process or by real Celery
+workers, as the periodic resync (`placement.tasks.reschedule_hub`) does it.
 
     .venv/bin/python bench/reschedule.py [--clusters 10000] [--placements 1000] [--scope set|global]
+    DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... \\
+        .venv/bin/python bench/reschedule.py --workers 1 2 [--rounds 2] [--scope set|global]
 
-Seeds a throwaway test database in bulk with bench/pages.py's clusters and sets (SQLite in memory, or
-`fleetui_bench` on the server DATABASE_URL names), then `--placements` dashboard-owned Placements:
-`--scope set` puts each in a namespace bound to one of the 20 sets (500 candidates each), `--scope
-global` binds them all to `global` (every cluster a candidate). Each asks for 3-10 clusters with
-Balance, Steady and ResourceAllocatableMemory. Prints the snapshot build time, the total seconds and ms
-per placement of a first pass (every decision created) and of a second pass (nothing changes).
-Target: 1,000 placements over 10,000 clusters within 15 s with two workers (one process is printed).
+Seeds a throwaway test database in bulk with bench/pages.py's clusters and sets (SQLite, or
+`--database` (default `fleetui_bench`) on the server DATABASE_URL names), then `--placements`
+dashboard-owned Placements: `--scope set` puts each in a namespace bound to one of the 20 sets (500
+candidates each), `--scope global` binds them all to `global` (every cluster a candidate). Each asks for
+3-10 clusters with Balance, Steady and ResourceAllocatableMemory.
+
+In one process (the default) it runs the chunks `reschedule_hub` would queue one after the other and
+prints the snapshot build time, the total seconds and ms per placement of a first pass (every decision
+created) and of a second pass (nothing changes).
+
+With `--workers N [N ...]` (PostgreSQL and a broker needed) it starts N `celery -A fleetui worker
+--concurrency 1` processes for each N in turn (`--rounds` repeats the sequence, so noise shows), queues
+`reschedule_hub` and times until every placement's `last_scheduled_at` moved, for a first and a second
+pass; before each N the scheduling state is reset to the seeded one. Per pass it prints the CPU seconds
+the workers and their PostgreSQL backends used (what the pass costs whatever else the machine runs),
+per worker the chunks it ran, the seconds they took and its snapshot build (paid once per worker
+process, in its first chunk), and at the end the median wall times per N and the ratio to the first N.
+Target: 1,000 placements over 10,000 clusters within 15 s with two workers, close to 2x one worker.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import random
+import re
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from django.db import connection  # noqa: E402
+from django.utils import timezone  # noqa: E402
 from pages import seed  # noqa: E402 - sets up Django
 
+from fleetui.celery import app  # noqa: E402
 from inventory.models import Hub, ManagedClusterSetBinding  # noqa: E402
-from placement import service  # noqa: E402
-from placement.models import Owner, Placement, PlacementDecision  # noqa: E402
+from placement import service, tasks  # noqa: E402
+from placement.models import (  # noqa: E402
+    DecisionChange,
+    Owner,
+    Placement,
+    PlacementDecision,
+    PlacementEvent,
+)
 
 BATCH = 2000
 SETS = 20
+BASE_DIR = Path(__file__).resolve().parents[1]
+PASS_TIMEOUT = 900.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# the line `placement.tasks.reschedule_chunk` logs when a chunk is done
+CHUNK_LINE = re.compile(r"chunk of (\d+) placements in ([\d.]+) s \(snapshot ([\d.]+) s\)")
 
 
 def seed_placements(count: int, scope: str, rng: random.Random) -> None:
@@ -68,13 +101,223 @@ def seed_placements(count: int, scope: str, rng: random.Random) -> None:
     Placement.objects.bulk_create(placements, batch_size=BATCH)
 
 
-def full_pass(label: str) -> None:
-    placements = list(Placement.objects.select_related("hub").order_by("pk"))
+def full_pass(label: str, hub: Hub) -> None:
+    """Every chunk `reschedule_hub` would queue, run here one after the other."""
+    chunks = tasks.hub_chunks(hub.pk)
+    changes = DecisionChange.objects.count()
     started = time.perf_counter()
-    changed = sum(service.reschedule(p, trigger="periodic resync") is not None for p in placements)
+    for chunk in chunks:
+        tasks.reschedule_chunk(hub.pk, chunk)
     seconds = time.perf_counter() - started
-    per = seconds / len(placements) * 1000
+    per = seconds / sum(map(len, chunks)) * 1000
+    changed = DecisionChange.objects.count() - changes
     print(f"{label:28} {seconds:8.1f} s {per:8.1f} ms/placement   {changed} selections changed")
+
+
+def in_process() -> None:
+    hub = Hub.objects.get(name="bench")
+    started = time.perf_counter()
+    service.hub_snapshot(hub)
+    print(f"{'snapshot build':28} {time.perf_counter() - started:8.1f} s")
+    full_pass("first pass (all new)", hub)
+    full_pass("second pass (steady)", hub)
+
+
+# --- real workers ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Worker:
+    """One `celery worker --concurrency 1` process started by this script, and its log."""
+
+    name: str
+    log: Path
+    process: subprocess.Popen[bytes]
+    read_to: int = 0
+
+    def children(self) -> list[int]:
+        """The pool's process (prefork: one per --concurrency)."""
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in path.read_text().split()] if path.exists() else []
+
+    def new_chunks(self) -> list[tuple[int, float, float]]:
+        """(placements, seconds, snapshot seconds) of the chunks logged since the last call."""
+        text = self.log.read_text(errors="replace")
+        fresh, self.read_to = text[self.read_to :], len(text)
+        return [(int(n), float(s), float(snap)) for n, s, snap in CHUNK_LINE.findall(fresh)]
+
+
+@dataclass
+class PassResult:
+    seconds: float
+    cpu: tuple[float, float]  # seconds used by the workers, by their PostgreSQL backends
+    load: float  # the machine's 1-minute load average at the end
+    chunks: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+class CpuMeter:
+    """CPU seconds a pass costs, whatever else the machine runs: the worker processes with their pool
+    children, and the PostgreSQL backends serving the benchmark's database, sampled while the pass
+    runs since each task opens its own connection (a backend's last tenth of a second is missed)."""
+
+    def __init__(self, workers: list[Worker]) -> None:
+        self.processes = {pid: cpu_seconds(pid) for w in workers for pid in (w.process.pid, *w.children())}
+        self.backends: dict[int, tuple[float, float]] = {}
+        self.sample(baseline=True)
+
+    def sample(self, baseline: bool = False) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            for (pid,) in cursor.fetchall():
+                now = cpu_seconds(pid)
+                # a backend born during the pass started from nothing
+                start = self.backends.get(pid, (now if baseline else 0.0, 0.0))[0]
+                self.backends[pid] = (start, now)
+
+    def used(self) -> tuple[float, float]:
+        workers = sum(cpu_seconds(pid) - start for pid, start in self.processes.items())
+        return workers, sum(now - start for start, now in self.backends.values())
+
+
+def worker_database_url(name: str) -> str:
+    """DATABASE_URL with the benchmark's database in place of the configured one."""
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def start_workers(count: int, database: str, log_dir: Path, tag: str) -> list[Worker]:
+    env = {**os.environ, "DATABASE_URL": worker_database_url(database)}
+    workers = []
+    for index in range(count):
+        name = f"bench-{tag}-{index}"
+        log = log_dir / f"{name}.log"
+        command = [sys.executable, "-m", "celery", "-A", "fleetui", "worker", "--pool", "prefork"]
+        command += ["--concurrency", "1", "-n", f"{name}@%h", "-l", "INFO", "--without-gossip"]
+        command += ["--without-mingle", "--logfile", str(log)]
+        with open(log_dir / f"{name}.out", "wb") as output:  # start-up warnings, tracebacks
+            process = subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=output, stderr=output)
+        workers.append(Worker(name, log, process))
+    deadline = time.monotonic() + 60
+    while True:
+        answered = {name.split("@")[0] for reply in app.control.ping(timeout=0.5) for name in reply}
+        if answered >= {w.name for w in workers}:
+            return workers
+        if time.monotonic() > deadline or any(w.process.poll() is not None for w in workers):
+            stop_workers(workers)
+            raise SystemExit(f"workers did not start; see {log_dir}")
+
+
+def stop_workers(workers: list[Worker]) -> None:
+    for worker in workers:
+        worker.process.terminate()  # a warm shutdown
+    for worker in workers:
+        try:
+            worker.process.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.process.kill()
+            worker.process.wait()
+
+
+def reset(hub: Hub) -> None:
+    """Back to the seeded state: no decisions, events, history or stored runs."""
+    PlacementDecision.objects.filter(hub=hub).delete()
+    PlacementEvent.objects.filter(placement__hub=hub).delete()
+    DecisionChange.objects.filter(placement__hub=hub).delete()
+    Placement.objects.filter(hub=hub).update(
+        explanation={}, status={}, last_scheduled_at=None, requeue_at=None, reschedule_queued_at=None
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+
+def timed_pass(hub: Hub, workers: list[Worker], chunk_count: int) -> PassResult:
+    """Queue reschedule_hub, wait until every placement ran and every chunk logged its line."""
+    total = Placement.objects.filter(hub=hub).count()
+    meter = CpuMeter(workers)
+    mark = timezone.now()
+    started = time.perf_counter()
+    tasks.reschedule_hub.delay(hub.pk)
+    scheduled = Placement.objects.filter(hub=hub, last_scheduled_at__gte=mark)
+    while scheduled.count() < total:
+        if time.perf_counter() - started > PASS_TIMEOUT or any(w.process.poll() is not None for w in workers):
+            raise SystemExit(f"the workers did not finish: {scheduled.count()} of {total} rescheduled")
+        meter.sample()
+        time.sleep(0.1)
+    seconds = time.perf_counter() - started
+    result = PassResult(seconds, meter.used(), os.getloadavg()[0])
+    while sum(len(chunks) for chunks in result.chunks.values()) < chunk_count:
+        for worker in workers:
+            result.chunks.setdefault(worker.name, []).extend(worker.new_chunks())
+        time.sleep(0.1)
+    return result
+
+
+def print_pass(label: str, result: PassResult, placements: int) -> None:
+    workers, backends = result.cpu
+    cpu = workers + backends
+    print(
+        f"  {label:22} {result.seconds:6.1f} s wall (load average {result.load:.1f});"
+        f" CPU {workers:.1f} s workers + {backends:.1f} s PostgreSQL"
+        f" = {cpu / placements * 1000:.1f} ms/placement"
+    )
+    for name, chunks in result.chunks.items():
+        placements = sum(n for n, _, _ in chunks)
+        busy = sum(s for _, s, _ in chunks)
+        snapshot = sum(snap for _, _, snap in chunks)
+        print(
+            f"    {name:16} {len(chunks):3} chunks {placements:5} placements {busy:6.1f} s busy"
+            f"   snapshot {snapshot:4.2f} s (largest {max((snap for *_, snap in chunks), default=0):.2f} s)"
+        )
+
+
+def worker_run(count: int, hub: Hub, database: str, log_dir: Path, tag: str) -> tuple[float, float]:
+    """Reset, start `count` workers, time a first and a second pass; answers their wall seconds."""
+    reset(hub)
+    app.control.purge()
+    chunks = tasks.hub_chunks(hub.pk)
+    chunk_count, placements = len(chunks), sum(map(len, chunks))
+    workers = start_workers(count, database, log_dir, tag)
+    try:
+        print(f"{count} worker(s), {chunk_count} chunks:")
+        first = timed_pass(hub, workers, chunk_count)
+        print_pass("first pass (all new)", first, placements)
+        second = timed_pass(hub, workers, chunk_count)
+        print_pass("second pass (steady)", second, placements)
+    finally:
+        stop_workers(workers)
+    return first.seconds, second.seconds
+
+
+def with_workers(counts: list[int], rounds: int, database: str) -> None:
+    if connection.vendor != "postgresql" or not os.environ.get("CELERY_BROKER_URL"):
+        raise SystemExit("--workers needs DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL for the workers")
+    hub = Hub.objects.get(name="bench")
+    walls: dict[int, list[tuple[float, float]]] = {count: [] for count in counts}
+    with tempfile.TemporaryDirectory(prefix="bench-reschedule-") as log_dir:
+        for round_index in range(rounds):
+            for count in counts:
+                walls[count].append(worker_run(count, hub, database, Path(log_dir), f"{round_index}-{count}"))
+    medians = {
+        count: (statistics.median(f for f, _ in runs), statistics.median(s for _, s in runs))
+        for count, runs in walls.items()
+    }
+    base = medians[counts[0]]
+    print(f"\nworkers  first pass (median)  second pass (median)  speed-up vs {counts[0]} (first / second)")
+    for count, (first, second) in medians.items():
+        speed_up = f"{base[0] / first:5.2f}x / {base[1] / second:.2f}x"
+        print(f"{count:7} {first:18.1f} s {second:19.1f} s  {speed_up}")
 
 
 def main() -> None:
@@ -82,9 +325,12 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=10_000)
     parser.add_argument("--placements", type=int, default=1_000)
     parser.add_argument("--scope", choices=("set", "global"), default="set")
+    parser.add_argument("--workers", type=int, nargs="+", metavar="N", help="real Celery workers, e.g. 1 2")
+    parser.add_argument("--rounds", type=int, default=1, help="with --workers: run the counts this often")
+    parser.add_argument("--database", default="fleetui_bench", help="the throwaway database's name")
     args = parser.parse_args()
     logging.disable(logging.INFO)  # one history line per placement would be measured too
-    connection.settings_dict["TEST"]["NAME"] = "fleetui_bench"
+    connection.settings_dict["TEST"]["NAME"] = args.database
     test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         rng = random.Random(1)
@@ -92,11 +338,10 @@ def main() -> None:
         seed(args.clusters, 0, rng)
         seed_placements(args.placements, args.scope, rng)
         print(f"database: {connection.vendor} {test_name}; seeded in {time.perf_counter() - started:.1f} s")
-        started = time.perf_counter()
-        service.hub_snapshot(Hub.objects.get(name="bench"))
-        print(f"{'snapshot build':28} {time.perf_counter() - started:8.1f} s")
-        full_pass("first pass (all new)")
-        full_pass("second pass (steady)")
+        if args.workers:
+            with_workers(args.workers, args.rounds, test_name)
+        else:
+            in_process()
         print(f"PlacementDecisions stored: {PlacementDecision.objects.count()}")
     finally:
         connection.creation.destroy_test_db(test_name, verbosity=0)

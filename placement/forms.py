@@ -6,18 +6,22 @@ whose `ValidationError({field: message})` is shown on the form field it names (`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
 from django import forms
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 
+from fleetui.editors import RowFormSet
+from inventory import editing
 from inventory.models import Hub
-from placement import service
+from placement import service, tolerations
 from placement.importing import load_yaml
 from placement.models import Placement
 from placement.scheduler.labels import dns_subdomain_error
+from placement.scheduler.ocm.types import EQUAL, EXISTS
 
 # Sensible first specs: what the "New placement" page starts from for each kind.
 EXAMPLE_SPECS: dict[str, dict[str, Any]] = {
@@ -79,19 +83,27 @@ class SpecField(forms.CharField):
         return spec
 
 
-class SpecForm(forms.Form):
-    """The spec of an existing dashboard-owned placement."""
+class ServiceForm(forms.Form):
+    """A form whose values a service judges: its `ValidationError({path: message})` lands on a field."""
 
-    spec = SpecField(label="Spec (YAML)")
+    def error_field(self, path: str) -> str | None:
+        """The form field that shows an error on `path` (None: the form's own errors)."""
+        return METADATA_FIELDS.get(path, "spec" if path.startswith("spec") else None)
 
     def add_service_error(self, exc: ValidationError) -> None:
         """Show the service's `{field: message}` on the form field it names, keeping the field path."""
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
         for path, messages in errors.items():
-            target = METADATA_FIELDS.get(path, "spec" if path.startswith("spec") else None)
+            target = self.error_field(path)
             for message in messages:
                 text = f"{path}: {message}" if path else message
                 self.add_error(target if target in self.fields else None, text)
+
+
+class SpecForm(ServiceForm):
+    """The spec of an existing dashboard-owned placement."""
+
+    spec = SpecField(label="Spec (YAML)")
 
 
 class PlacementForm(SpecForm):
@@ -155,3 +167,156 @@ class UploadForm(forms.Form):
             return upload.name, upload.read().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValidationError(f"{upload.name}: cannot read: {exc}", code="invalid") from None
+
+
+# --- staged update strategies and runs (placement.rollouts) ----------------------------------------
+
+EXAMPLE_STRATEGY: dict[str, Any] = {
+    "stages": [
+        {
+            "name": "staging",
+            "labelSelector": {"matchLabels": {"environment": "staging"}},
+            "afterStageTasks": [{"type": "Approval"}],
+        },
+        {
+            "name": "prod",
+            "labelSelector": {"matchLabels": {"environment": "prod"}},
+            "maxConcurrency": "50%",
+            "afterStageTasks": [{"type": "TimedWait", "waitTime": "10m"}],
+        },
+    ]
+}
+
+
+def manifest_parts(document: Mapping[str, Any], kind: str) -> tuple[str, Any]:
+    """(metadata.name, spec) of a whole `kind` manifest pasted as YAML; ("", document) for a bare spec."""
+    if "kind" not in document and "spec" not in document:
+        return "", document
+    if document.get("kind") not in (None, kind):
+        raise ValidationError(f'kind: expected {kind}, not "{document.get("kind")}"', code="invalid")
+    name = (document.get("metadata") or {}).get("name") or ""
+    return str(name), document.get("spec")
+
+
+def _fleet_hubs() -> Any:
+    return Hub.objects.filter(serves_fleet=True).order_by("name")
+
+
+class StrategyForm(ServiceForm):
+    """A new dashboard-owned ClusterStagedUpdateStrategy: its spec, or the whole object, as YAML."""
+
+    hub = forms.ModelChoiceField(_fleet_hubs(), empty_label=None)
+    name = forms.CharField(
+        max_length=253, required=False, help_text="Empty: the pasted object's metadata.name."
+    )
+    spec = SpecField(label="Spec or whole ClusterStagedUpdateStrategy (YAML)")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if "spec" in data:
+            name, data["spec"] = manifest_parts(data["spec"], "ClusterStagedUpdateStrategy")
+            data["name"] = data.get("name") or name
+        return data
+
+    def strategy_fields(self) -> dict[str, Any]:
+        """The keyword arguments of `rollouts.create_strategy` (call after `is_valid`)."""
+        return {key: self.cleaned_data[key] for key in ("hub", "name", "spec")}
+
+
+class RunForm(ServiceForm):
+    """A new dashboard-owned ClusterStagedUpdateRun: the fields, or the whole object as YAML."""
+
+    # the service's field paths, shown on the field that holds them
+    FIELD_PATHS = {
+        "metadata.name": "name",
+        "spec.placementName": "placement_name",
+        "spec.stagedRolloutStrategyName": "strategy_name",
+        "spec.resourceSnapshotIndex": "resource_snapshot_index",
+        "spec.state": "state",
+    }
+
+    hub = forms.ModelChoiceField(_fleet_hubs(), empty_label=None)
+    name = forms.CharField(max_length=253, required=False)
+    placement_name = forms.CharField(
+        label="Placement",
+        max_length=255,
+        required=False,
+        help_text="A dashboard-owned ClusterResourcePlacement with strategy type External.",
+        widget=forms.TextInput(attrs={"list": "placement-names"}),
+    )
+    strategy_name = forms.CharField(
+        label="Strategy",
+        max_length=253,
+        required=False,
+        widget=forms.TextInput(attrs={"list": "strategy-names"}),
+    )
+    resource_snapshot_index = forms.CharField(
+        label="Resource snapshot index",
+        max_length=20,
+        required=False,
+        help_text="Empty: the placement's latest resource snapshot.",
+    )
+    state = forms.ChoiceField(choices=[(s, s) for s in ("Initialize", "Run", "Stop")], initial="Initialize")
+    manifest = SpecField(
+        label="Or the whole ClusterStagedUpdateRun (YAML)",
+        help_text="When given, its metadata.name and spec are used instead of the fields above.",
+    )
+
+    def error_field(self, path: str) -> str | None:
+        if self.cleaned_data.get("manifest"):
+            return "manifest"
+        return self.FIELD_PATHS.get(path, "manifest" if path.startswith("spec") else None)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("manifest"):
+            name, data["spec"] = manifest_parts(data["manifest"], "ClusterStagedUpdateRun")
+            data["name"] = name or data.get("name", "")
+        else:
+            data["spec"] = {
+                "placementName": data.get("placement_name", ""),
+                "stagedRolloutStrategyName": data.get("strategy_name", ""),
+                "resourceSnapshotIndex": data.get("resource_snapshot_index", ""),
+                "state": data.get("state", "Initialize"),
+            }
+        return data
+
+    def run_fields(self) -> dict[str, Any]:
+        """The keyword arguments of `rollouts.create_run` (call after `is_valid`)."""
+        return {key: self.cleaned_data[key] for key in ("hub", "name", "spec")}
+
+
+# --- the toleration editor: rows of text for placement.tolerations to judge
+
+
+class TolerationForm(forms.Form):
+    """One toleration; upstream's rules are placement.tolerations' (the scheduler's parsers)."""
+
+    key = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
+    operator = forms.CharField(
+        required=False, initial=EQUAL, widget=forms.Select(choices=[(EQUAL, EQUAL), (EXISTS, EXISTS)])
+    )
+    value = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
+    effect = forms.CharField(required=False, widget=forms.Select)
+    # named as in the API, so the parsers' `spec.tolerations[0].tolerationSeconds` lands on this field
+    tolerationSeconds = forms.IntegerField(label="tolerationSeconds", required=False)
+
+    def __init__(self, *args: Any, effects: Sequence[str] = (), seconds: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["effect"].widget.choices = [("", "(any)"), *((name, name) for name in effects)]
+        if not seconds:
+            del self.fields["tolerationSeconds"]
+
+
+class BaseTolerationFormSet(RowFormSet):
+    def __init__(self, data: QueryDict | None = None, *, placement: Placement, **kwargs: Any) -> None:
+        self.path = tolerations.path(placement)
+        kwargs.setdefault("initial", tolerations.current(placement))
+        effects = editing.EFFECTS[editing.OCM_CLUSTER if placement.is_ocm else editing.FLEET_CLUSTER]
+        form_kwargs = {"effects": effects, "seconds": placement.is_ocm}
+        super().__init__(data, prefix="tolerations", form_kwargs=form_kwargs, **kwargs)
+
+
+TolerationFormSet = forms.formset_factory(
+    TolerationForm, formset=BaseTolerationFormSet, extra=1, can_delete=True
+)

@@ -1,9 +1,10 @@
 """Publish dashboard-owned OCM decisions to the hub as PlacementDecision objects (integrations §2).
 
 Into `Hub.publish_namespace`, named and labelled exactly as upstream does (`<placement>-decision-<N>`,
-the placement / decision-group-name / decision-group-index labels), so Argo CD's
-clusterDecisionResource generator and KubeVela read them unchanged. Status is a subresource: create,
-then patch status. Objects labelled with the placement that are no longer decided are deleted.
+the placement / decision-group-name / decision-group-index labels, plus the dashboard's managed-by
+label), so Argo CD's clusterDecisionResource generator and KubeVela read them unchanged. Status is a
+subresource: create, then patch status. Objects labelled with the placement that are no longer
+decided are deleted.
 """
 
 import logging
@@ -12,10 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inventory.hubclient import HubClient
+from placement.hubbindings import MANAGED_BY, MANAGED_BY_LABEL
 from placement.models import PLACEMENT_LABEL, Owner, Placement
 from placement.scheduler.ocm.decisions import API_VERSION
 
 logger = logging.getLogger(__name__)
+
+# Argo CD and KubeVela select by the placement label and ignore others; the sync skips objects
+# carrying this one, so the published copies are not mirrored back and counted a second time.
+MANAGED = {MANAGED_BY_LABEL: MANAGED_BY}
 
 
 @dataclass
@@ -44,7 +50,7 @@ def desired_objects(placement: Placement) -> list[dict[str, Any]]:
         {
             "apiVersion": API_VERSION,
             "kind": "PlacementDecision",
-            "metadata": {"name": row.name, "namespace": namespace, "labels": dict(row.labels)},
+            "metadata": {"name": row.name, "namespace": namespace, "labels": {**row.labels, **MANAGED}},
             "status": {"decisions": _entries(row.decisions)},
         }
         for row in placement.decisions.filter(owner=Owner.DASHBOARD).order_by("name")

@@ -114,6 +114,26 @@ class LiveOcmInventory(OcmInventory):
         self.__dict__["_decision_counts"] = (counts, +outside)
         self.__dict__["_decisions_by_placement"] = by_placement
 
+    def refresh_decisions(self, decisions: Iterable[ocm.PlacementDecision]) -> int:
+        """Make `decisions` (all of the hub's, as `_hub_decisions` reads them) every placement's own,
+        replacing only the placements whose decisions differ; answers how many did."""
+        current: dict[tuple[str, str], list[ocm.PlacementDecision]] = {}
+        for decision in decisions:
+            placement_name = decision.labels.get(PLACEMENT_LABEL)
+            if placement_name is not None:
+                current.setdefault((decision.namespace, placement_name), []).append(decision)
+        refreshed = 0
+        for namespace, name in {*self._decisions_by_placement, *current}:
+            fresh = current.get((namespace, name), [])
+            if _decision_names(self.own_decisions(namespace, name)) != _decision_names(fresh):
+                self.replace_decisions(namespace, name, fresh)
+                refreshed += 1
+        return refreshed
+
+
+def _decision_names(decisions: Iterable[ocm.PlacementDecision]) -> list[tuple[str, tuple[str, ...]]]:
+    return sorted((d.name, tuple(d.cluster_names)) for d in decisions)
+
 
 @dataclass
 class HubSnapshot:
@@ -175,6 +195,17 @@ def hub_snapshot(hub: Hub) -> HubSnapshot:
     snapshot = _build_snapshot(hub, key)
     with _snapshots_lock:
         _snapshots[hub.pk] = snapshot
+    return snapshot
+
+
+def current_snapshot(hub: Hub) -> HubSnapshot:
+    """`hub_snapshot` with every placement's PlacementDecisions read again: workers rescheduling other
+    placements of the hub store decisions without changing the hub's version, and Balance counts them
+    all. One query; used once per chunk of a full reschedule."""
+    snapshot = hub_snapshot(hub)
+    refreshed = snapshot.ocm.refresh_decisions(_hub_decisions(hub))
+    if refreshed:
+        logger.debug("hub %s: decisions of %d placements changed elsewhere", hub.name, refreshed)
     return snapshot
 
 
@@ -299,15 +330,20 @@ def _conditions(placement: Placement) -> list[dict[str, Any]]:
 
 
 def evaluate(
-    placement: Placement, *, spec: Mapping[str, Any] | None = None, now: datetime | None = None
+    placement: Placement,
+    *,
+    spec: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
+    snapshot: HubSnapshot | None = None,
 ) -> ScheduleResult:
     """What the scheduler decides for `placement` (or for it with `spec`) on its hub now. Writes nothing.
 
+    `snapshot` stands in for the hub's inventory (a preview of an inventory edit, such as a taint).
     Raises ManifestError(field, message) for a spec the webhook or CRD would reject (a Fleet
     scheduling abort, such as a malformed property name, is reported on `spec.policy`).
     """
     parsed = parse(placement, spec)
-    snapshot = hub_snapshot(placement.hub)
+    snapshot = snapshot or hub_snapshot(placement.hub)
     return _schedule(placement, parsed, snapshot, _now(now), spec=spec)
 
 
@@ -403,6 +439,11 @@ def reschedule(
         placement.save(update_fields=["explanation", "last_scheduled_at", "updated"])
         return None
     with transaction.atomic():
+        # rollout rounds and run steps write other status keys of the same row under this lock: start
+        # from the stored status, not the copy read before the transaction, so none of theirs is lost
+        placement.status = (
+            Placement.objects.select_for_update().values_list("status", flat=True).get(pk=placement.pk)
+        )
         if placement.read_only:
             outcome = _observe(placement, parsed, snapshot, now)
         elif placement.is_ocm:

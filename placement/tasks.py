@@ -5,10 +5,13 @@ and publishing. Tasks take ids and trigger texts only (JSON); in-process (no bro
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from celery import shared_task
+from celery import group, shared_task
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
@@ -55,22 +58,84 @@ def reschedule_placement(placement_id: int, trigger: str) -> dict[str, Any]:
     return {"state": "rescheduled", "changed": change is not None}
 
 
+def partition(ids: Sequence[int], chunk_size: int, workers: int) -> list[list[int]]:
+    """`ids` cut in order into chunks of at most `chunk_size`, as many chunks as a multiple of `workers`
+    (never more than there are ids) and sizes differing by one at most, so the workers share evenly."""
+    if not ids:
+        return []
+    count = -(-len(ids) // max(1, chunk_size))
+    share = max(1, workers)
+    count = min(len(ids), -(-count // share) * share)
+    size, longer = divmod(len(ids), count)
+    chunks, start = [], 0
+    for index in range(count):
+        end = start + size + (index < longer)
+        chunks.append(list(ids[start:end]))
+        start = end
+    return chunks
+
+
+def hub_chunks(hub_id: int) -> list[list[int]]:
+    """The hub's placement ids as a full reschedule splits them (settings RESCHEDULE_CHUNK_SIZE and
+    RESCHEDULE_WORKERS)."""
+    ids = (
+        Placement.objects.filter(hub_id=hub_id)
+        .order_by("kind", "namespace", "name")
+        .values_list("pk", flat=True)
+    )
+    return partition(list(ids), settings.RESCHEDULE_CHUNK_SIZE, settings.RESCHEDULE_WORKERS)
+
+
 @shared_task(acks_late=True)
-def reschedule_hub(hub_id: int, trigger: str = PERIODIC_RESYNC) -> int:
-    """Every placement of the hub, in this process, against one snapshot; answers how many."""
+def reschedule_hub(hub_id: int, trigger: str = PERIODIC_RESYNC) -> dict[str, int]:
+    """Every placement of the hub, as a group of `reschedule_chunk` tasks that the workers share (see
+    `partition`); in-process the chunks run here, one after the other. Answers what was dispatched."""
+    chunks = hub_chunks(hub_id)
+    if chunks:
+        group(reschedule_chunk.si(hub_id, chunk, trigger) for chunk in chunks).apply_async()
+    return {"placements": sum(map(len, chunks)), "chunks": len(chunks)}
+
+
+@shared_task(acks_late=True)
+def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIODIC_RESYNC) -> dict[str, Any]:
+    """Reschedule these placements of the hub against this process's snapshot of it, with the decisions
+    other workers stored meanwhile read again. A placement whose own run is queued (its marker is set)
+    is left to that run, which comes after the change that queued it; a deleted one is skipped. Each
+    placement is read just before its run, so a spec saved meanwhile is the one scheduled, without its
+    stored explanation (up to a megabyte at 10,000 clusters), which the run replaces unread. Answers the
+    counts and the seconds spent on the snapshot (a build when this process had none of this state)."""
+    counts = {"rescheduled": 0, "failed": 0, "skipped": 0}
     hub = Hub.objects.filter(pk=hub_id).first()
     if hub is None:
-        return 0
-    placements = Placement.objects.filter(hub=hub).select_related("hub").order_by("kind", "namespace", "name")
-    count = 0
-    for placement in placements:
+        return {**counts, "skipped": len(placement_ids), "snapshot_seconds": 0.0}
+    started = time.perf_counter()
+    service.current_snapshot(hub)
+    snapshot_seconds = time.perf_counter() - started
+    for placement_id in placement_ids:
+        queued = Q(reschedule_queued_at__gte=timezone.now() - QUEUED_TTL)
+        placement = (
+            Placement.objects.filter(pk=placement_id, hub=hub).exclude(queued).defer("explanation").first()
+        )
+        if placement is None:
+            counts["skipped"] += 1
+            continue
+        placement.hub = hub
         try:
             service.reschedule(placement, trigger=trigger)
-            count += 1
+            counts["rescheduled"] += 1
         except Exception:
             # one broken placement must not stop the resync of the others
+            counts["failed"] += 1
             logger.exception("hub %s: reschedule of %s %s failed", hub.name, placement.kind, placement)
-    return count
+    logger.info(
+        "hub %s: chunk of %d placements in %.2f s (snapshot %.2f s): %s",
+        hub.name,
+        len(placement_ids),
+        time.perf_counter() - started,
+        snapshot_seconds,
+        counts,
+    )
+    return {**counts, "snapshot_seconds": round(snapshot_seconds, 3)}
 
 
 @shared_task
@@ -111,6 +176,9 @@ def follow_up(placement: Placement, outcome: service.Outcome, now: datetime) -> 
     publishes = placement.owner == Owner.DASHBOARD and placement.is_ocm and placement.hub.publish_namespace
     if outcome.changed_decisions and publishes:
         publish_placement.delay(placement.pk)
+    if outcome.changed_decisions and placement.owner == Owner.DASHBOARD and not placement.is_ocm:
+        # the bindings go to the hub, and a RollingUpdate CRP rolls onto them (placement.rolling)
+        rolling_update_round.delay(placement.pk)
     if outcome.due is None or outcome.due == placement.requeue_at:
         return
     placement.requeue_at = outcome.due
@@ -166,3 +234,67 @@ def on_hub_changes(changes: HubChanges) -> None:
     ]
     if ids:
         request_reschedule(ids, describe(changes))
+
+
+# --- staged update runs (placement.rollouts) ---------------------------------------------------------
+
+
+@shared_task(acks_late=True)
+def reconcile_run(run_id: int) -> dict[str, Any]:
+    """One step of a dashboard-owned ClusterStagedUpdateRun; the next is queued at its requeue time."""
+    from placement import rollouts
+
+    return rollouts.reconcile_run(run_id)
+
+
+def schedule_run_reconcile(run_id: int, due: datetime, now: datetime) -> None:
+    """Queue the run's next step for `due` (a worker holds it until then)."""
+    if reconcile_run.app.conf.task_always_eager:
+        if due <= now:  # a stage finished or was skipped: the next one starts now
+            reconcile_run.delay(run_id)
+            return
+        # in-process there is no one to wait; the run's page steps it once it is due (rollouts.catch_up)
+        logger.info("staged update run %s: next step at %s needs a worker", run_id, due)
+        return
+    reconcile_run.apply_async((run_id,), countdown=service.due_delay(due, now))
+
+
+@shared_task
+def reconcile_due_runs() -> list[int]:
+    """Run by celery beat: runs whose step is long overdue (its message was lost) are queued again."""
+    from placement import rollouts
+
+    queued = []
+    for run in rollouts.due_runs(timezone.now()):
+        if rollouts.request_reconcile(run):
+            queued.append(run.pk)
+    return queued
+
+
+# --- rolling updates of dashboard-owned CRPs (placement.rolling) ---------------------------------------
+
+
+@shared_task(acks_late=True)
+def rolling_update_round(placement_id: int, due: str | None = None) -> dict[str, Any]:
+    """One rolling-update round of a dashboard-owned CRP; `due` is the requeue time it was queued for
+    (a round queued later supersedes it). The round queues the next one itself."""
+    from placement import rolling
+
+    placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
+    if placement is None:
+        return {"state": "gone"}
+    summary = rolling.run_round(placement, due=due)
+    if summary is None:
+        return {"state": "skipped"}
+    return {"state": "rolled", "round": summary.get("round"), "requeueAt": summary.get("requeueAt")}
+
+
+@shared_task
+def rolling_update_due_rounds() -> list[int]:
+    """Run by celery beat: rolling updates whose next round is long overdue (its message was lost)."""
+    from placement import rolling
+
+    due = rolling.overdue(timezone.now())
+    for placement_id in due:
+        rolling_update_round.delay(placement_id)
+    return due

@@ -5,19 +5,49 @@ what-if form talks to the API (`/api/placements/<id>/whatif/`). The forms (new p
 upload manifests) write only on POST, through `placement.service` and `placement.importing`.
 """
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from fleetui import listing
-from placement import importing, queries, service, tables, whatif
-from placement.filtersets import PlacementFilterSet
-from placement.forms import PlacementForm, SpecForm, UploadForm, as_yaml
-from placement.models import Placement
+from fleetui.editors import EditorPage, ListEditor, edit_rows, respond
+from inventory import audit
+from placement import (
+    approvals,
+    importing,
+    queries,
+    rolling,
+    rollout_preview,
+    rollouts,
+    service,
+    tables,
+    tolerations,
+    whatif,
+)
+from placement.filtersets import (
+    ApprovalRequestFilterSet,
+    PlacementFilterSet,
+    StagedUpdateRunFilterSet,
+    StagedUpdateStrategyFilterSet,
+)
+from placement.forms import (
+    EXAMPLE_STRATEGY,
+    PlacementForm,
+    RunForm,
+    SpecForm,
+    StrategyForm,
+    TolerationFormSet,
+    UploadForm,
+    as_yaml,
+)
+from placement.models import Placement, StagedUpdateRun, StagedUpdateStrategy
+from placement.scheduler.errors import ManifestError
 
 SCORE_COLUMNS = (
     listing.Column("Rank", "rank"),
@@ -104,6 +134,7 @@ def placement_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_apply": not placement.read_only and service.can_change(request.user),
         "weights": dict(context["prioritizers"]),
     }
+    context |= _rollout_context(request, placement, context)
     return render(request, "placement/placement_detail.html", context)
 
 
@@ -169,3 +200,347 @@ def placement_upload(request: HttpRequest) -> HttpResponse:
         report = importing.apply_manifests(loaded, form.cleaned_data["hub"], request.user)
     status = 400 if report is not None and report.problems else 200
     return render(request, "placement/placement_upload.html", {"form": form, "report": report}, status=status)
+
+
+# --- the approvals inbox (placement.approvals) ---------------------------------------------------------
+
+
+def _approvals_context(request: HttpRequest, error: str = "") -> dict:
+    """The filtered page of requests; those approved but not accepted yet are re-read from their hub."""
+    filterset = ApprovalRequestFilterSet(request.GET, queryset=approvals.visible_requests(request.user))
+    page = listing.filtered_page(request, filterset)
+    rows = listing.materialise(page)
+    return {
+        "filterset": filterset,
+        "hidden_filters": ["hub_id"],
+        "page": page,
+        "page_queries": listing.page_queries(request, page),
+        "refresh_errors": approvals.refresh_waiting(rows),
+        "entries": approvals.inbox_entries(rows, request.user),
+        "denied": approvals.DENIED,
+        "error": error,
+    }
+
+
+@login_required
+@require_GET
+def approval_list(request: HttpRequest) -> HttpResponse:
+    return listing.render_list(
+        request, "placement/approval_list.html", "placement/_approval_table.html", _approvals_context(request)
+    )
+
+
+@login_required
+@require_GET
+def approval_row(request: HttpRequest, pk: int) -> HttpResponse:
+    """One inbox row, re-read from the hub while approved; the page polls it until accepted."""
+    row = get_object_or_404(approvals.visible_requests(request.user), pk=pk)
+    approvals.refresh_waiting([row])  # a failed re-read keeps the stored state; the next poll tries again
+    entry = approvals.inbox_entries([row], request.user)[0]
+    context = {"entry": entry, "denied": approvals.DENIED, "oob": True}
+    return render(request, "placement/_approval_row.html", context)
+
+
+@login_required
+@require_POST
+def approval_approve(request: HttpRequest, pk: int) -> HttpResponse:
+    """Approve (POST + CSRF), then back to the inbox with the filters kept (the query string of the form)."""
+    row = get_object_or_404(approvals.visible_requests(request.user), pk=pk)
+    try:
+        result = approvals.approve(row, request.user, http_request=request)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except approvals.ApprovalFailed as exc:
+        context = _approvals_context(request, error=str(exc))
+        return render(request, "placement/approval_list.html", context, status=502)
+    messages.success(request, result.message)
+    query = request.GET.urlencode()
+    return redirect(f"{reverse('placement:approval-list')}{'?' if query else ''}{query}")
+
+
+# --- staged update runs and strategies (placement.rollouts) ---------------------------------------------
+
+RUN_ADD_DENIED = "Adding staged update runs needs staff or the placement.add_stagedupdaterun permission."
+STRATEGY_ADD_DENIED = "Adding strategies needs staff or the placement.add_stagedupdatestrategy permission."
+# a run page refreshes itself this often while its run is moving
+RUN_POLL_SECONDS = 5
+
+
+@login_required
+@require_GET
+def run_list(request: HttpRequest) -> HttpResponse:
+    runs = rollouts.with_pending_approvals(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"))
+    filterset = StagedUpdateRunFilterSet(request.GET, queryset=runs)
+    page = listing.filtered_page(request, filterset)
+    for run in listing.materialise(page):
+        run.summary = tables.RunSummary.of(run.status or {})
+    context = {
+        "filterset": filterset,
+        "hidden_filters": ["hub_id", "placement_id"],
+        "page": page,
+        "columns": listing.sort_links(tables.RUN_COLUMNS, request.GET),
+        "page_queries": listing.page_queries(request, page),
+        "can_add": rollouts.can_add_run(request.user),
+    }
+    return listing.render_list(request, "placement/run_list.html", "placement/_run_table.html", context)
+
+
+def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict:
+    """Stages (the run's own once it started, else the preview), timeline, tasks, conditions, events."""
+    now = timezone.now()
+    summary = tables.RunSummary.of(run.status or {})
+    requests = list(run.approval_requests.order_by("name"))
+    preview = None if summary.started else rollouts.preview(run, now)
+    status = run.status if preview is None else preview.status
+    stages = tables.stage_rows(status or {}, {r.name: r.get_state_display() for r in requests}, now)
+    return {
+        "run": run,
+        "summary": summary,
+        "preview": preview,
+        "stages": stages,
+        "chart": tables.timeline_figure(stages, now) if summary.started else None,
+        "conditions": (run.status or {}).get("conditions") or [],
+        "requests": requests,
+        "events": rollouts.run_events(run),
+        "audit": audit.entries_for(run),
+        "next_states": rollouts.next_states(run),
+        "can_change": rollouts.can_change_run(request.user),
+        "poll": not summary.finished and run.spec.get("state") in (rollouts.RUN, rollouts.STOP),
+        "poll_seconds": RUN_POLL_SECONDS,
+        "spec_yaml": as_yaml(run.spec),
+    }
+
+
+@login_required
+@require_GET
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(StagedUpdateRun.objects.select_related("hub", "placement"), pk=pk)
+    if rollouts.catch_up(run):
+        run.refresh_from_db()
+    context = _run_context(request, run)
+    template = "placement/_run_body.html" if listing.is_htmx(request) else "placement/run_detail.html"
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def run_state(request: HttpRequest, pk: int) -> HttpResponse:
+    """Initialize / Run / Stop (POST + CSRF): permission-checked and audited by `rollouts.set_run_state`."""
+    run = get_object_or_404(StagedUpdateRun.objects.select_related("hub"), pk=pk)
+    state = request.POST.get("state", "")
+    try:
+        rollouts.set_run_state(run, state, request.user, request=request)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except ValidationError as exc:
+        messages.error(request, "; ".join(f"{path}: {', '.join(m)}" for path, m in exc.message_dict.items()))
+    else:
+        messages.success(request, f"{run.name}: state set to {state}.")
+    return redirect("placement:run-detail", pk=run.pk)
+
+
+def _names(model: type[Placement | StagedUpdateStrategy], **filters: object) -> list[str]:
+    return sorted(set(model.objects.filter(**filters).values_list("name", flat=True)))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def run_create(request: HttpRequest) -> HttpResponse:
+    if not rollouts.can_add_run(request.user):
+        return _forbidden(request, RUN_ADD_DENIED)
+    initial = {"placement_name": request.GET.get("placement", ""), "hub": request.GET.get("hub")}
+    form = RunForm(request.POST) if request.method == "POST" else RunForm(initial=initial)
+    if form.is_valid():
+        try:
+            run = rollouts.create_run(**form.run_fields(), actor=request.user, request=request)
+        except ValidationError as exc:
+            form.add_service_error(exc)
+        else:
+            return redirect("placement:run-detail", pk=run.pk)
+    external = {"kind": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "owner": Placement.Owner.DASHBOARD}
+    context = {
+        "form": form,
+        "placements": _names(Placement, spec__strategy__type=rollouts.EXTERNAL, **external),
+        "strategies": _names(StagedUpdateStrategy),
+    }
+    return render(request, "placement/run_form.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_GET
+def strategy_list(request: HttpRequest) -> HttpResponse:
+    strategies = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
+    filterset = StagedUpdateStrategyFilterSet(request.GET, queryset=strategies)
+    page = listing.filtered_page(request, filterset)
+    strategy_rows = listing.materialise(page)
+    runs = rollouts.run_counts(strategy_rows)
+    for strategy in strategy_rows:
+        strategy.run_count = runs.get((strategy.hub_id, strategy.name), 0)
+        strategy.spec_yaml = as_yaml(strategy.spec)
+    context = {
+        "filterset": filterset,
+        "hidden_filters": ["hub_id"],
+        "page": page,
+        "columns": listing.sort_links(tables.STRATEGY_COLUMNS, request.GET),
+        "page_queries": listing.page_queries(request, page),
+        "can_add": rollouts.can_add_strategy(request.user),
+    }
+    return listing.render_list(
+        request, "placement/strategy_list.html", "placement/_strategy_table.html", context
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def strategy_create(request: HttpRequest) -> HttpResponse:
+    if not rollouts.can_add_strategy(request.user):
+        return _forbidden(request, STRATEGY_ADD_DENIED)
+    if request.method == "GET":
+        form = StrategyForm(initial={"spec": as_yaml(EXAMPLE_STRATEGY)})
+    else:
+        form = StrategyForm(request.POST)
+        if form.is_valid():
+            try:
+                rollouts.create_strategy(**form.strategy_fields(), actor=request.user, request=request)
+            except ValidationError as exc:
+                form.add_service_error(exc)
+            else:
+                messages.success(request, f"Strategy {form.cleaned_data['name']} created.")
+                return redirect("placement:strategy-list")
+    status = 400 if form.errors else 200
+    return render(request, "placement/strategy_form.html", {"form": form}, status=status)
+
+
+# --- the toleration editor (placement.tolerations validates, previews and saves; hub-owned: read-only)
+
+TOLERATIONS_DENIED = "Editing tolerations needs a dashboard-owned placement and placement.change_placement."
+
+
+def _toleration_response(
+    request: HttpRequest, placement: Placement, status: int = 200, error: str = "", **context: object
+) -> HttpResponse:
+    """The editor's section for htmx (the placement page loads it so), its own page otherwise."""
+    formset = context.pop("formset", None)
+    context |= {
+        "placement": placement,
+        "toleration_formset": TolerationFormSet(placement=placement) if formset is None else formset,
+        "can_edit_tolerations": tolerations.can_edit(request.user, placement),
+        "current_tolerations": tolerations.current(placement),
+        "toleration_error": error,
+    }
+    crumbs = (
+        ("Placements", reverse("placement:placement-list")),
+        (placement.hub.name, ""),
+        (str(placement), reverse("placement:placement-detail", args=[placement.pk])),
+    )
+    page = EditorPage(f"Tolerations · {placement}", str(placement), placement.get_kind_display(), crumbs)
+    return respond(request, "placement/_toleration_editor.html", context, status, page)
+
+
+def _toleration_preview(placement: Placement, rows: list[dict]) -> dict:
+    answer = tolerations.preview(placement, rows)
+    return {"whatif": answer, "removed": tolerations.removed_with_reasons(answer)}
+
+
+def _tolerations_saved(request: HttpRequest, placement: Placement) -> HttpResponse:
+    if not listing.is_htmx(request):
+        return redirect(reverse("placement:placement-detail", args=[placement.pk]) + "#tolerations-section")
+    saved = "Saved; the placement was rescheduled."
+    return _toleration_response(request, placement, toleration_message=saved)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def placement_tolerations(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: the editor (the placement page loads it); POST: `add` a row, `preview` the diff, `save`."""
+    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    if request.method == "GET":
+        return _toleration_response(request, placement)
+    editor = ListEditor(
+        prefix="tolerations",
+        formset=lambda data: TolerationFormSet(data, placement=placement),
+        may_edit=tolerations.can_edit(request.user, placement),
+        denied=TOLERATIONS_DENIED,
+        preview=lambda rows: _toleration_preview(placement, rows),
+        save=lambda rows: tolerations.save(placement, rows, actor=request.user, request=request),
+        respond=lambda status, **context: _toleration_response(request, placement, status, **context),
+        saved=lambda: _tolerations_saved(request, placement),
+    )
+    return edit_rows(request, editor)
+
+
+# --- rolling updates and OCM rollout previews (placement.rolling, placement.rollout_preview) ---------------
+
+# the Rollout section refreshes itself this often while a rolling update moves
+ROLLOUT_POLL_SECONDS = 5
+
+
+def _rollout_context(request: HttpRequest, placement: Placement, page: dict | None = None) -> dict:
+    """The Rollout section; it reuses the page's bindings or decision pages, read once for both."""
+    page = page or {}
+    if placement.is_ocm:
+        pages = list(page.get("decision_pages", queries.decision_pages(placement)))
+        preview = rollout_preview.preview(placement, pages, timezone.now())
+        return {
+            "decision_pages": pages,
+            "ocm_rollout": preview,
+            "strategy_annotation": rollout_preview.STRATEGY_ANNOTATION,
+        }
+    rolling.catch_up(placement)
+    rows = list(queries.bindings(placement))
+    summary = (placement.status or {}).get("rollout") or {}
+    rollout = {
+        "summary": summary,
+        "strategy": _strategy(placement),
+        "rolling": rolling.rolling_crp(placement) is not None,
+        "snapshot": rolling.latest_snapshot_name(placement),
+        "snapshot_info": (placement.status or {}).get("resourceSnapshot") or {},
+        "clusters": rolling.cluster_states(placement, rows),
+        "condition_columns": rolling.CONDITION_COLUMNS,
+        "can_roll": not placement.read_only and service.can_change(request.user),
+        "polling": bool(summary.get("requeueAt")),
+        "poll_seconds": ROLLOUT_POLL_SECONDS,
+    }
+    return {"bindings": rows, "rollout": rollout}
+
+
+def _strategy(placement: Placement) -> dict | None:
+    """The CRP's rollout strategy with upstream's defaults filled in (None: a spec the parser rejects)."""
+    try:
+        strategy = service.parse(placement).strategy
+    except ManifestError:
+        return None
+    config = strategy.rolling_update
+    if config is None:
+        return {"type": strategy.type, "rolling": False}
+    return {
+        "type": strategy.type,
+        "rolling": True,
+        "max_unavailable": config.max_unavailable,
+        "max_surge": config.max_surge,
+        "unavailable_period_seconds": config.unavailable_period_seconds,
+    }
+
+
+@login_required
+@require_GET
+def rollout_section(request: HttpRequest, pk: int) -> HttpResponse:
+    """The Rollout section alone (htmx polls it while a rolling update moves)."""
+    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    context = {"placement": placement, **_rollout_context(request, placement)}
+    return render(request, "placement/_rollout_section.html", context)
+
+
+@login_required
+@require_POST
+def placement_rollout(request: HttpRequest, pk: int) -> HttpResponse:
+    """Roll out a new resource snapshot (POST + CSRF; permission-checked and audited)."""
+    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    try:
+        index = rolling.roll_out_new_snapshot(placement, actor=request.user, request=request)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    except ValidationError as exc:
+        return render(request, "placement/forbidden.html", {"reason": " ".join(exc.messages)}, status=400)
+    messages.success(request, f"Rolling out {placement.name}-{index}-snapshot.")
+    return redirect(reverse("placement:placement-detail", args=[placement.pk]) + "#rollout")

@@ -8,12 +8,12 @@ import logging
 from typing import Any
 
 import yaml
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
-from rest_framework import exceptions, viewsets
+from rest_framework import exceptions, mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
@@ -22,11 +22,16 @@ from rest_framework.views import APIView
 
 from inventory.api.views import InventoryPagination
 from inventory.models import Hub
-from placement import queries, service, whatif
+from placement import approvals, queries, rolling, rollouts, service, whatif
 from placement.api import serializers as api
 from placement.argocd import argocd_configmap
-from placement.filtersets import PlacementFilterSet
-from placement.models import Placement
+from placement.filtersets import (
+    ApprovalRequestFilterSet,
+    PlacementFilterSet,
+    StagedUpdateRunFilterSet,
+    StagedUpdateStrategyFilterSet,
+)
+from placement.models import ApprovalRequest, Placement, StagedUpdateRun, StagedUpdateStrategy
 from placement.scheduler.errors import ManifestError
 from placement.summary import FLEET_CRP
 
@@ -170,3 +175,131 @@ class ArgoCdConfigMapView(APIView):
         response = HttpResponse(body, content_type="application/yaml")
         response["Content-Disposition"] = f'attachment; filename="argocd-placementdecisions-{hub.name}.yaml"'
         return response
+
+
+class HubFailed(exceptions.APIException):
+    """The hub could not be read or written: 502 with its message; nothing was approved."""
+
+    status_code = 502
+    default_code = "hub_failed"
+
+
+class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet):
+    """Approval requests of staged update runs (hub- and dashboard-owned); without `state`, the open ones.
+
+    `POST .../approve/` approves one: 200 with the new state (approving twice is a 200 no-op), 403 when
+    the user may not approve, 502 with the hub's message when the hub fails.
+    """
+
+    filterset_class = ApprovalRequestFilterSet
+    pagination_class = InventoryPagination
+    serializer_class = api.ApprovalRequestSerializer
+
+    def get_queryset(self) -> Any:
+        return approvals.visible_requests(self.request.user)
+
+    @extend_schema(request=None, responses={200: api.ApprovalResultSerializer})
+    @action(detail=True, methods=["post"])
+    def approve(self, request: Request, pk: str | None = None) -> Response:
+        """Approve: on the hub (status subresource, Approved=True at the current generation) or, for a
+        dashboard-owned run, in the database; audited either way."""
+        row: ApprovalRequest = self.get_object()
+        try:
+            result = approvals.approve(row, request.user, http_request=request)
+        except PermissionDenied as exc:
+            raise exceptions.PermissionDenied(str(exc)) from exc
+        except approvals.ApprovalFailed as exc:
+            raise HubFailed(str(exc)) from exc
+        return Response(api.ApprovalResultSerializer(result, context=self.get_serializer_context()).data)
+
+
+# --- staged update strategies and runs (placement.rollouts) ----------------------------------------
+
+
+def _through_service(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """A rollouts call with its refusals as API errors: 403 with the reason, 400 naming the field."""
+    try:
+        return call(*args, **kwargs)
+    except PermissionDenied as exc:
+        raise exceptions.PermissionDenied(str(exc)) from exc
+    except ValidationError as exc:
+        raise service_error(exc) from exc
+
+
+class StagedUpdateStrategyViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """ClusterStagedUpdateStrategies (hub- and dashboard-owned). Creating one makes it dashboard-owned,
+    checked with the CRD's rules (400 naming the field) and audited; it needs staff or
+    placement.add_stagedupdatestrategy (403)."""
+
+    queryset = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
+    filterset_class = StagedUpdateStrategyFilterSet
+    pagination_class = InventoryPagination
+    serializer_class = api.StagedUpdateStrategySerializer
+    permission_classes = [IsAuthenticated]
+
+    def perform_create(self, serializer: api.StagedUpdateStrategySerializer) -> None:
+        data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
+        serializer.instance = _through_service(
+            rollouts.create_strategy, **data, actor=self.request.user, request=self.request
+        )
+
+
+class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """ClusterStagedUpdateRuns (hub- and dashboard-owned). Creating one makes a dashboard-owned run of a
+    dashboard-owned External CRP (400 naming the field otherwise), queued for its first step.
+    `POST .../state/` {"state": "Run"|"Stop"|"Initialize"}: 200 with the run, 400 for a state or
+    transition the CRD refuses, 403 without the permission or for a hub-owned run."""
+
+    queryset = rollouts.with_pending_approvals(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"))
+    filterset_class = StagedUpdateRunFilterSet
+    pagination_class = InventoryPagination
+    permission_classes = [IsAuthenticated]
+
+    def get_serializer_class(self) -> type[api.StagedUpdateRunSerializer]:
+        if self.action == "list":
+            return api.StagedUpdateRunSerializer
+        return api.StagedUpdateRunDetailSerializer
+
+    def perform_create(self, serializer: api.StagedUpdateRunSerializer) -> None:
+        data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
+        run = _through_service(rollouts.create_run, **data, actor=self.request.user, request=self.request)
+        serializer.instance = self.get_queryset().get(pk=run.pk)
+
+    @extend_schema(request=api.RunStateSerializer, responses={200: api.StagedUpdateRunDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def state(self, request: Request, pk: str | None = None) -> Response:
+        """Set the run's spec.state, as `kubectl patch` would; audited."""
+        run = self.get_object()
+        body = api.RunStateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        state = body.validated_data["state"]
+        _through_service(rollouts.set_run_state, run, state, request.user, request=request)
+        return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
+
+
+# --- rolling updates (placement.rolling) and OCM rollout previews (placement.rollout_preview) -----------
+
+
+class PlacementRolloutView(APIView):
+    """GET: the placement's rollout. POST: roll out a new resource snapshot of a dashboard-owned CRP
+    (staff or placement.change_placement; audited): 200 with the rollout after its first round, 403 for
+    hub mirrors or without the permission, 400 for OCM Placements."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, pk: int) -> Response:
+        placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+        return Response(rolling.describe(placement))
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    def post(self, request: Request, pk: int) -> Response:
+        placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+        try:
+            rolling.roll_out_new_snapshot(placement, actor=request.user, request=request)
+        except PermissionDenied as exc:
+            raise exceptions.PermissionDenied(str(exc)) from exc
+        except ValidationError as exc:
+            raise service_error(exc) from exc
+        placement.refresh_from_db()
+        return Response(rolling.describe(placement))

@@ -61,6 +61,7 @@ def test_decisions_are_published_as_upstream_names_and_labels_them(
         PLACEMENT_LABEL: "shop",
         "cluster.open-cluster-management.io/decision-group-name": "",
         "cluster.open-cluster-management.io/decision-group-index": "0",
+        "app.kubernetes.io/managed-by": "fleet-placement-dashboard",
     }
     stored = placement.decisions.get().decisions
     assert decision["status"]["decisions"] == stored and len(stored) == 3

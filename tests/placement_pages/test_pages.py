@@ -106,9 +106,10 @@ def test_list_query_count_is_constant(logged_in_client, count: int) -> None:
         )
     assert response.status_code == 200
     assert len(response.context["page"].object_list) == count + 1
-    # session, user, count, page, the hub choices of the form, and (+2, once per request) the user's
-    # and group permissions deciding whether the New placement / Upload links show
-    assert len(captured) <= 7, [q["sql"] for q in captured]
+    # session, user, count, page, the hub choices of the form, the approvals badge of the nav bar, and
+    # (+2, once per request) the user's and group permissions deciding whether the New placement /
+    # Upload links show
+    assert len(captured) <= 8, [q["sql"] for q in captured]
 
 
 def detail(client, placement: Placement, **params: str):
@@ -197,5 +198,5 @@ def test_detail_query_count_is_constant(logged_in_client, clusters: int) -> None
         response = detail(logged_in_client, placement, per_page="500")
     assert response.status_code == 200
     assert len(response.context["score_rows"]) == clusters
-    # session, user, placement + hub, decision pages, events, history
-    assert len(captured) <= 6, [q["sql"] for q in captured]
+    # session, user, placement + hub, decision pages, events, history, the approvals badge
+    assert len(captured) <= 7, [q["sql"] for q in captured]

@@ -66,8 +66,8 @@ def test_home_query_count_does_not_grow_with_rows(
     for index in range(rows):
         ManagedClusterFactory(hub=hubs[index % 3])
         PlacementFactory(hub=hubs[index % 3])
-    # session + user + (count + page) for clusters and for placements
-    with django_assert_max_num_queries(6):
+    # session + user + (count + page) for clusters and for placements + the approvals badge
+    with django_assert_max_num_queries(7):
         response = logged_in_client.get(reverse("home"))
     assert response.status_code == 200
 

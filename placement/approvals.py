@@ -1,0 +1,305 @@
+"""Approving staged update runs: the inbox of open ClusterApprovalRequests and the Approve button.
+
+Hub-owned requests are approved on the hub the way `kubectl fleet approve` does it: read the object
+fresh, merge-patch its status subresource with `Approved=True` whose observedGeneration is the
+object's current generation (a stale one is ignored by the hub), read it back, and store what the hub
+now has. The hub's run controller then sets `ApprovalAccepted`. Dashboard-owned requests get the same
+condition in the database; the dashboard's run executor accepts them (placement.rollouts).
+
+Every attempt is audited (ok, no-op, denied or failed) with the actor and the hub's answer. Approving
+an approved request is a no-op, not an error; a row lock serialises approvers of one request so two
+people approving at once give one approval and one no-op.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from inventory import audit
+from inventory.hubclient import APPROVAL_REQUEST, KINDS_BY_NAME, HubClient, HubError
+from inventory.models import AuditEntry, Hub
+from inventory.sync import apply_event
+from placement import rollouts
+from placement.models import ApprovalRequest, Owner
+from placement.scheduler.ocm.status import set_condition
+from placement.scheduler.rollout.approval import APPROVED, PENDING, approval_state, approved_condition
+from placement.scheduler.timeutil import parse_time
+
+ACTION = "approval.approve"
+CHANGE_PERMISSION = "placement.change_approvalrequest"
+DENIED = "Approving needs staff or the placement.change_approvalrequest permission."
+OPEN_STATES = (ApprovalRequest.State.PENDING, ApprovalRequest.State.APPROVED)
+# kubectl fleet approve retries a 409 Conflict (client-go's retry.DefaultRetry: 5 steps); so do we.
+CONFLICT_ATTEMPTS = 5
+TASK_LISTS = {"beforeStage": "beforeStageTaskStatus", "afterStage": "afterStageTaskStatus"}
+
+
+class ApprovalFailed(Exception):
+    """The hub could not be read or written, or did not keep the approval; nothing was approved."""
+
+
+@dataclass(frozen=True)
+class ApprovalResult:
+    """What one Approve did: `outcome` is AuditEntry.Outcome.OK or NO_OP; `request` is the stored row."""
+
+    request: ApprovalRequest
+    outcome: str
+    message: str
+
+    @property
+    def state(self) -> str:
+        return self.request.state
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    """One row of the inbox: the request and what the page shows about it."""
+
+    request: ApprovalRequest
+    task: str  # "before" or "after" the stage
+    clusters: tuple[str, ...]
+    waiting_since: datetime | None
+    can_approve: bool
+    # upstream has no Reject: a dashboard-owned run waiting here can be stopped instead (Stop run)
+    can_stop_run: bool
+
+
+# --- who may approve, and what they see ---------------------------------------------------------------
+
+
+def can_approve(user: AbstractBaseUser, request: ApprovalRequest) -> bool:
+    """Staff or the model permission, for every request (issue 6: admins of the stage's cluster sets)."""
+    return bool(user.is_active and (user.is_staff or user.has_perm(CHANGE_PERMISSION)))
+
+
+def visible_requests(user: AbstractBaseUser) -> QuerySet[ApprovalRequest]:
+    """Every approval request the user may see, oldest first (the longest waiting on top)."""
+    return ApprovalRequest.objects.select_related("hub", "run").order_by("created", "pk")
+
+
+def pending_approvals(user: AbstractBaseUser) -> QuerySet[ApprovalRequest]:
+    """The inbox: hub- and dashboard-owned requests not accepted yet (pending, or approved and waiting)."""
+    return visible_requests(user).filter(state__in=OPEN_STATES)
+
+
+def pending_count() -> int:
+    """Requests nobody has approved yet: the navigation bar's badge (one indexed count)."""
+    return ApprovalRequest.objects.filter(state=ApprovalRequest.State.PENDING).count()
+
+
+def inbox_entries(rows: Iterable[ApprovalRequest], user: AbstractBaseUser) -> list[InboxEntry]:
+    return [
+        InboxEntry(
+            row, task_kind(row), stage_clusters(row), waiting_since(row), can_approve(user, row),
+            can_stop_run(user, row),
+        )
+        for row in rows
+    ]
+
+
+def can_stop_run(user: AbstractBaseUser, row: ApprovalRequest) -> bool:
+    """A running dashboard-owned run, and a user who may change runs (hub-owned runs change on the hub)."""
+    run = row.run
+    if run is None or run.owner != Owner.DASHBOARD or run.spec.get("state") != rollouts.RUN:
+        return False
+    return rollouts.can_change_run(user)
+
+
+def task_kind(row: ApprovalRequest) -> str:
+    """"before" or "after": the taskType label, else which task list of the run's stage names it."""
+    if row.task_type in TASK_LISTS:
+        return row.task_type.removesuffix("Stage")
+    task = _task_status(row)
+    return task[0] if task else "after"  # requests older than before-stage tasks were all after-stage
+
+
+def stage_clusters(row: ApprovalRequest) -> tuple[str, ...]:
+    """The clusters of the request's stage, in the run's update order."""
+    stage = _stage_status(row)
+    return tuple(str(cluster.get("clusterName")) for cluster in (stage or {}).get("clusters") or ())
+
+
+def waiting_since(row: ApprovalRequest) -> datetime | None:
+    """When the run created the request (its task's ApprovalRequestCreated), else when we first saw it."""
+    task = _task_status(row)
+    for condition in (task[1] if task else {}).get("conditions") or ():
+        if condition.get("type") == "ApprovalRequestCreated" and condition.get("status") == "True":
+            return parse_time(condition.get("lastTransitionTime")) or row.created
+    return row.created
+
+
+def _stage_status(row: ApprovalRequest) -> Mapping[str, Any] | None:
+    status = row.run.status if row.run is not None else {}
+    for stage in status.get("stagesStatus") or ():
+        if stage.get("stageName") == row.stage_name:
+            return stage
+    return None
+
+
+def _task_status(row: ApprovalRequest) -> tuple[str, Mapping[str, Any]] | None:
+    """("before" | "after", the run's task status) of the Approval task that names this request."""
+    stage = _stage_status(row) or {}
+    for task_type, field in TASK_LISTS.items():
+        for task in stage.get(field) or ():
+            if task.get("approvalRequestName") == row.name:
+                return task_type.removesuffix("Stage"), task
+    return None
+
+
+# --- approving ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Done:
+    """What an approval path did, before it is audited."""
+
+    outcome: str
+    before: Mapping[str, Any]
+    after: Mapping[str, Any]
+    hub_answer: str
+
+
+def approve(
+    request_row: ApprovalRequest, user: AbstractBaseUser, *, http_request: HttpRequest | None = None
+) -> ApprovalResult:
+    """Approve one request as `user`: PermissionDenied when not allowed, ApprovalFailed when the hub
+    fails (audited as failed, nothing recorded as approved), a no-op result when already approved."""
+    if not can_approve(user, request_row):
+        audit.record(user, ACTION, request_row, hub=request_row.hub, outcome=AuditEntry.Outcome.DENIED,
+                     request=http_request)
+        raise PermissionDenied(DENIED)
+    failure: HubError | ApprovalFailed | None = None
+    with transaction.atomic():
+        # of=self: the nullable run join cannot be locked (PostgreSQL), and only this row needs to be
+        row = ApprovalRequest.objects.select_for_update(of=("self",)).select_related("hub", "run").get(
+            pk=request_row.pk
+        )
+        try:
+            done = _approve_on_hub(row) if row.owner == Owner.HUB else _approve_here(row)
+        except (HubError, ApprovalFailed) as exc:
+            failure = exc
+            audit.record(user, ACTION, row, hub=row.hub, before=row.status, outcome=AuditEntry.Outcome.FAILED,
+                         hub_answer=str(exc), request=http_request)
+        else:
+            row.refresh_from_db()
+            audit.record(user, ACTION, row, hub=row.hub, before=dict(done.before), after=dict(done.after),
+                         outcome=done.outcome, hub_answer=done.hub_answer, request=http_request)
+            if done.outcome == AuditEntry.Outcome.OK and row.owner == Owner.DASHBOARD and row.run is not None:
+                # the run's executor accepts the approval on its next step: queue it now
+                transaction.on_commit(lambda: rollouts.request_reconcile(row.run))
+    if failure is not None:
+        raise ApprovalFailed(f"{request_row.name} was not approved: {failure}") from failure
+    return ApprovalResult(row, done.outcome, _message(row, done.outcome))
+
+
+def _message(row: ApprovalRequest, outcome: str) -> str:
+    state = row.get_state_display().lower()
+    if outcome == AuditEntry.Outcome.NO_OP:
+        return f"{row.name} was already {state}; nothing to do."
+    return f"{row.name}: {state}."
+
+
+def _approve_on_hub(row: ApprovalRequest) -> _Done:
+    """Read fresh, patch the status with this generation, read back; a 409 (someone else wrote the
+    object in between) starts over, as kubectl does, so no condition the hub wrote is lost."""
+    with HubClient(row.hub) as hub:
+        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+            fresh = hub.get_approval_request(row.name)
+            if approval_state(fresh) != PENDING:
+                store_hub_object(row.hub, fresh)
+                return _Done(AuditEntry.Outcome.NO_OP, _status(fresh), _status(fresh), _answer(fresh))
+            try:
+                hub.patch_approval_request_status(row.name, approval_patch(fresh, timezone.now()))
+            except HubError as exc:
+                if exc.status == 409 and attempt < CONFLICT_ATTEMPTS:
+                    continue
+                raise
+            after = hub.get_approval_request(row.name)
+            if approval_state(after) == PENDING:
+                raise ApprovalFailed(f"the hub did not keep the approval ({_answer(after)})")
+            store_hub_object(row.hub, after)
+            return _Done(AuditEntry.Outcome.OK, _status(fresh), _status(after), _answer(after))
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def approval_patch(fresh: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+    """The status merge patch `kubectl fleet approve` amounts to: every condition kept, Approved set as
+    meta.SetStatusCondition sets it, conditional on the resourceVersion that was read."""
+    metadata = fresh.get("metadata") or {}
+    conditions = (fresh.get("status") or {}).get("conditions") or []
+    return {
+        "metadata": {"resourceVersion": metadata.get("resourceVersion")},
+        # a merge patch replaces lists whole: send them all
+        "status": {"conditions": _approved(conditions, int(metadata.get("generation") or 0), now)},
+    }
+
+
+def _approved(conditions: list[dict[str, Any]], generation: int, now: datetime) -> list[dict[str, Any]]:
+    """`conditions` with kubectl's Approved condition set; its message is kubectl's too (the audit log
+    names the approver), so the hub holds exactly what `kubectl fleet approve` would have written."""
+    return set_condition(conditions, approved_condition(generation, now, actor=""), now)
+
+
+def _approve_here(row: ApprovalRequest) -> _Done:
+    """A dashboard-owned request: the same condition, written to the (locked) row."""
+    before = dict(row.status)
+    if row_state(row) != PENDING:
+        return _Done(AuditEntry.Outcome.NO_OP, before, before, "")
+    conditions = _approved(before.get("conditions") or [], row.generation, timezone.now())
+    row.status = {**before, "conditions": conditions}
+    row.state = row_state(row)
+    row.save(update_fields=["status", "state", "updated"])
+    return _Done(AuditEntry.Outcome.OK, before, row.status, "")
+
+
+def row_state(row: ApprovalRequest) -> str:
+    return approval_state(rollouts.approval_object(row))
+
+
+def _status(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(obj.get("status") or {})
+
+
+def _answer(obj: Mapping[str, Any]) -> str:
+    """The hub's answer for the audit log: the state it reports and the conditions it holds."""
+    metadata = obj.get("metadata") or {}
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    return (
+        f"{approval_state(obj)} at generation {metadata.get('generation')}, resourceVersion "
+        f"{metadata.get('resourceVersion')}: {json.dumps(conditions, sort_keys=True)}"
+    )
+
+
+def store_hub_object(hub: Hub, obj: dict[str, Any]) -> None:
+    """Write what the hub answered through the sync's row path, as a watch event would."""
+    apply_event(hub, KINDS_BY_NAME[APPROVAL_REQUEST], "MODIFIED", obj)
+
+
+def refresh_waiting(rows: Iterable[ApprovalRequest]) -> list[str]:
+    """Re-read hub-owned requests approved but not accepted yet, so the page shows "accepted" as soon as
+    the hub does, with or without a watch. Answers the errors (the stored state is kept on failure)."""
+    errors = []
+    by_hub: dict[int, list[ApprovalRequest]] = {}
+    for row in rows:
+        if row.owner == Owner.HUB and row.state == APPROVED:
+            by_hub.setdefault(row.hub_id, []).append(row)
+    for waiting in by_hub.values():
+        try:
+            with HubClient(waiting[0].hub) as hub:
+                for row in waiting:
+                    store_hub_object(row.hub, hub.get_approval_request(row.name))
+                    row.refresh_from_db(fields=["status", "state", "resource_version"])
+        except HubError as exc:
+            errors.append(str(exc))
+    return errors

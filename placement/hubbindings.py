@@ -1,0 +1,255 @@
+"""A dashboard-owned Fleet CRP's ClusterResourceBindings, written to its hub and read back (spec §3).
+
+The dashboard schedules and rolls out dashboard-owned CRPs itself; their binding rows (owner=dashboard)
+are the truth. They are written to the hub as ClusterResourceBinding objects of the same name, so the
+hub's work generator and applier (or the demo hub's simulated apply) act on them and report Applied /
+Available, which is read back into the rows. The objects carry the parent-CRP label and
+`app.kubernetes.io/managed-by: fleet-placement-dashboard`; the sync skips objects with that label, so
+they are never mirrored back as hub rows (they are already stored, as ours).
+
+The dashboard writes spec and labels, and on status only the conditions its rollout executor owns
+(RolloutStarted, as the upstream rollout controller does); every other condition is the hub's.
+Nothing happens for hubs that do not serve Fleet, or for placements that are not dashboard-owned CRPs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from inventory.hubclient import HubClient, HubError
+from placement.models import CRP_LABEL, ClusterResourceBinding, Owner, Placement
+from placement.scheduler.rollout.rolling import ROLLOUT_STARTED
+
+logger = logging.getLogger(__name__)
+
+API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_BY = "fleet-placement-dashboard"
+# Status conditions the dashboard writes (it plays the rollout controller); the hub reports the rest.
+OWN_CONDITIONS = frozenset({ROLLOUT_STARTED})
+CONFLICT = 409
+NOT_FOUND = 404
+
+HubObjects = dict[str, dict[str, Any]]
+
+
+def is_managed(labels: Mapping[str, Any] | None) -> bool:
+    """Written by this dashboard (the sync skips such objects: they are stored as dashboard rows)."""
+    return labels is not None and labels.get(MANAGED_BY_LABEL) == MANAGED_BY
+
+
+def managed_labels(placement: Placement) -> dict[str, str]:
+    return {CRP_LABEL: placement.name, MANAGED_BY_LABEL: MANAGED_BY}
+
+
+def selector(placement: Placement) -> str:
+    """The label selector of the placement's objects on the hub (kubectl syntax)."""
+    return ",".join(f"{key}={value}" for key, value in managed_labels(placement).items())
+
+
+def writes_to_hub(placement: Placement) -> bool:
+    """Dashboard-owned CRPs of hubs that serve Fleet have their bindings on the hub."""
+    return placement.owner == Owner.DASHBOARD and not placement.is_ocm and placement.hub.serves_fleet
+
+
+def binding_object(placement: Placement, row: ClusterResourceBinding) -> dict[str, Any]:
+    """The object the hub should hold for `row` (status is a subresource, written separately)."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ClusterResourceBinding",
+        "metadata": {"name": row.name, "labels": {**row.labels, **managed_labels(placement)}},
+        "spec": dict(row.spec),
+    }
+
+
+@dataclass
+class PushReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    # conditions not written because the hub changed the object meanwhile (the next round writes them)
+    conflicts: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "created": len(self.created),
+            "updated": len(self.updated),
+            "deleted": len(self.deleted),
+            "conflicts": len(self.conflicts),
+        }
+
+
+def push_bindings(placement: Placement, rows: Iterable[ClusterResourceBinding]) -> PushReport:
+    """Create or update these rows' objects on the hub: spec, labels and the dashboard's own conditions
+    (their observedGeneration set to the generation the spec write produced). Each row's `status`
+    becomes the hub's answer and is saved. Raises HubError."""
+    report = PushReport()
+    rows = list(rows)
+    if not writes_to_hub(placement) or not rows:
+        return report
+    with HubClient(placement.hub) as client:
+        current = _listed(client, placement)
+        for row in rows:
+            _push_row(client, placement, row, current.get(row.name), report)
+    _save_statuses(rows)
+    _log("pushed", placement, report)
+    return report
+
+
+def pull_binding_status(placement: Placement) -> HubObjects:
+    """The placement's binding objects on the hub by name (metadata with generation, spec, status); each
+    dashboard row's `status` becomes its object's and is saved. Empty when the hub has none of them or
+    does not serve Fleet. Raises HubError."""
+    if not writes_to_hub(placement):
+        return {}
+    with HubClient(placement.hub) as client:
+        objects = _listed(client, placement)
+    _store_statuses(placement, objects)
+    return objects
+
+
+def delete_bindings(placement: Placement, names: Iterable[str]) -> list[str]:
+    """Delete these bindings: the dashboard rows, then the hub's objects (already gone counts as done);
+    answers the names deleted on the hub. A hub failure raises HubError after the rows are gone; the
+    next `sync_bindings` removes what is left on the hub."""
+    names = sorted(set(names))
+    ClusterResourceBinding.objects.filter(placement=placement, owner=Owner.DASHBOARD, name__in=names).delete()
+    if not writes_to_hub(placement) or not names:
+        return []
+    with HubClient(placement.hub) as client:
+        deleted = [name for name in names if _delete(client, name)]
+    logger.info("deleted bindings %s of %s on hub %s", deleted, placement, placement.hub)
+    return deleted
+
+
+def sync_bindings(placement: Placement) -> tuple[HubObjects, PushReport]:
+    """Make the hub hold exactly the placement's binding rows (create, update spec, delete leftovers)
+    and read their status back into the rows; answers the objects as the hub now has them."""
+    report = PushReport()
+    if not writes_to_hub(placement):
+        return {}, report
+    rows = list(placement.bindings.filter(owner=Owner.DASHBOARD).order_by("name"))
+    with HubClient(placement.hub) as client:
+        objects = _listed(client, placement)
+        for row in rows:
+            objects[row.name] = _push_row(client, placement, row, objects.get(row.name), report)
+        for name in sorted(set(objects) - {row.name for row in rows}):
+            if _delete(client, name):
+                report.deleted.append(name)
+            del objects[name]
+    _save_statuses(rows)
+    _log("synced", placement, report)
+    return objects, report
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+
+def _listed(client: HubClient, placement: Placement) -> HubObjects:
+    return {
+        obj["metadata"]["name"]: obj for obj in client.list_cluster_resource_bindings(selector(placement))
+    }
+
+
+def _push_row(
+    client: HubClient,
+    placement: Placement,
+    row: ClusterResourceBinding,
+    current: dict[str, Any] | None,
+    report: PushReport,
+) -> dict[str, Any]:
+    """Write one row's object and own conditions; answers the object as the hub holds it after."""
+    desired = binding_object(placement, row)
+    if current is None:
+        current = client.create_cluster_resource_binding(desired)
+        report.created.append(row.name)
+    else:
+        patch = _object_patch(current, desired)
+        if patch:
+            current = client.patch_cluster_resource_binding(row.name, patch)
+            report.updated.append(row.name)
+    current = _push_conditions(client, row, current, report)
+    row.status = dict(current.get("status") or {})
+    return current
+
+
+def _object_patch(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:
+    """A merge patch taking `current` to `desired`'s labels and spec (removed keys set to null)."""
+    patch: dict[str, Any] = {}
+    labels = (current.get("metadata") or {}).get("labels") or {}
+    if labels != desired["metadata"]["labels"]:
+        patch["metadata"] = {"labels": _merge_patch(labels, desired["metadata"]["labels"])}
+    spec = current.get("spec") or {}
+    if spec != desired["spec"]:
+        patch["spec"] = _merge_patch(spec, desired["spec"])
+    return patch
+
+
+def _merge_patch(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:
+    return {**dict.fromkeys(set(current) - set(desired)), **desired}
+
+
+def _push_conditions(
+    client: HubClient, row: ClusterResourceBinding, current: dict[str, Any], report: PushReport
+) -> dict[str, Any]:
+    """Write the row's own conditions into the hub's status, for the object's current generation.
+
+    The patch carries the resourceVersion the conditions were merged into: a status the hub changed
+    meanwhile is never overwritten; the conflict is reported and the next round writes them again."""
+    own = [c for c in (row.status or {}).get("conditions") or [] if c.get("type") in OWN_CONDITIONS]
+    if not own:
+        return current
+    metadata = current.get("metadata") or {}
+    generation = metadata.get("generation")
+    hub_conditions = list((current.get("status") or {}).get("conditions") or [])
+    merged = [c for c in hub_conditions if c.get("type") not in OWN_CONDITIONS]
+    merged += [{**c, "observedGeneration": generation} for c in own]
+    if _by_type(merged) == _by_type(hub_conditions):
+        return current
+    patch = {
+        "metadata": {"resourceVersion": metadata.get("resourceVersion")},
+        "status": {"conditions": merged},
+    }
+    try:
+        return client.patch_cluster_resource_binding(row.name, patch, status=True)
+    except HubError as exc:
+        if exc.status != CONFLICT:
+            raise
+        report.conflicts.append(row.name)
+        return current
+
+
+def _by_type(conditions: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    return {str(c.get("type")): c for c in conditions}
+
+
+def _delete(client: HubClient, name: str) -> bool:
+    try:
+        client.delete_cluster_resource_binding(name)
+    except HubError as exc:
+        if exc.status == NOT_FOUND:
+            return False
+        raise
+    return True
+
+
+def _store_statuses(placement: Placement, objects: HubObjects) -> None:
+    rows = list(placement.bindings.filter(owner=Owner.DASHBOARD, name__in=objects))
+    for row in rows:
+        row.status = dict(objects[row.name].get("status") or {})
+    _save_statuses(rows)
+
+
+def _save_statuses(rows: list[ClusterResourceBinding]) -> None:
+    saved = [row for row in rows if row.pk is not None]
+    with transaction.atomic():
+        ClusterResourceBinding.objects.bulk_update(saved, ["status"])
+
+
+def _log(what: str, placement: Placement, report: PushReport) -> None:
+    logger.info("%s bindings of %s to hub %s: %s", what, placement, placement.hub, report.counts())

@@ -1,0 +1,492 @@
+"""Rolling updates of dashboard-owned Fleet CRPs, executed round by round (spec fleet-placement §3).
+
+For a CRP this dashboard schedules, the dashboard is also the rollout controller. One round
+(`run_round`) makes the hub hold the CRP's binding rows and reads their status back
+(placement.hubbindings), plans with the pure `plan_rolling_update_round` against the latest resource
+snapshot `<crp>-<index>-snapshot`, and applies the plan as upstream does: the chosen bindings become
+Bound on the latest snapshot with RolloutStarted=True, the ones the budgets hold back get
+RolloutStarted=False, chosen Unscheduled ones are deleted. The round's summary is stored in
+`placement.status["rollout"]` (the placement page reads it) and the next round is queued with Celery
+at the requeue time.
+
+Readiness comes from the hub's reports, which the dashboard does not watch for its own objects (the
+sync skips them), so while anything still moves the rounds poll every `POLL` (sooner when a
+not-trackable binding's wait ends first). `roll_out_new_snapshot` bumps
+`placement.status["resourceSnapshot"]["index"]`, which makes the next rounds roll every bound
+cluster to the new snapshot, wave by wave within maxUnavailable / maxSurge.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
+
+from inventory import audit
+from inventory.hubclient import HubError
+from inventory.models import AuditEntry
+from placement import history, hubbindings, queries, rollout_preview, service
+from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
+from placement.scheduler.errors import ManifestError
+from placement.scheduler.fleet import types as fleet
+from placement.scheduler.ocm.status import set_condition
+from placement.scheduler.rollout.rolling import (
+    ROLLOUT_STARTED,
+    BindingConflictError,
+    RolloutRound,
+    plan_rolling_update_round,
+)
+from placement.scheduler.timeutil import format_time, parse_time
+
+logger = logging.getLogger(__name__)
+
+# How often a moving rollout reads its bindings' readiness back from the hub.
+POLL = timedelta(seconds=5)
+# After a hub failure or a plan the controller refuses (two live bindings on one cluster).
+ERROR_RETRY = timedelta(seconds=30)
+# A round this late lost its queued message (a worker died holding it); beat queues it again.
+OVERDUE_GRACE = timedelta(minutes=1)
+
+# upstream rollout controller's RolloutStarted condition (updateBindingStatus)
+STARTED = (
+    "True",
+    "RolloutStarted",
+    "Detected the new changes on the resources and started the rollout process",
+)
+BLOCKED = (
+    "False",
+    "RolloutNotStartedYet",
+    "The resources cannot be updated to the latest because of the rollout strategy",
+)
+# The binding conditions the Rollout section shows, in column order.
+CONDITION_COLUMNS = (ROLLOUT_STARTED, "Applied", "Available")
+OVERRIDE_FIELDS = ("clusterResourceOverrideSnapshots", "resourceOverrideSnapshots")
+SNAPSHOT_ACTION = "placement.rollout"
+
+Actor = AbstractBaseUser | str
+
+
+# --- what rolls -------------------------------------------------------------------------------------
+
+
+def snapshot_index(placement: Placement) -> int:
+    """The CRP's latest resource snapshot index (`status.resourceSnapshot.index`, 0 until bumped)."""
+    stored = (placement.status or {}).get("resourceSnapshot") or {}
+    try:
+        return int(stored.get("index", 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def latest_snapshot_name(placement: Placement) -> str:
+    """upstream's master resource snapshot name for that index."""
+    return f"{placement.name}-{snapshot_index(placement)}-snapshot"
+
+
+def rolling_crp(placement: Placement) -> fleet.ClusterResourcePlacement | None:
+    """The parsed CRP when the dashboard runs its rolling update (dashboard-owned, RollingUpdate)."""
+    if placement.owner != Owner.DASHBOARD or placement.is_ocm:
+        return None
+    try:
+        parsed = service.parse(placement)
+    except ManifestError:
+        return None
+    strategy = parsed.strategy
+    if strategy.type != fleet.ROLLING_UPDATE or strategy.rolling_update is None:
+        return None
+    return parsed
+
+
+# --- one round ----------------------------------------------------------------------------------------
+
+
+def run_round(
+    placement: Placement, now: datetime | None = None, *, due: str | None = None
+) -> dict[str, Any] | None:
+    """One rolling-update round with the placement row locked (two workers never run one round at once);
+    answers the stored summary, or None when there was nothing to run.
+
+    Every dashboard-owned CRP's bindings are written to the hub; only RollingUpdate ones are planned.
+    `due` is the requeue time a scheduled round was queued for: when a later round has been queued
+    since, this one is superseded and skipped.
+    """
+    now = timezone.now() if now is None else now
+    with transaction.atomic():
+        locked = Placement.objects.select_for_update().select_related("hub").filter(pk=placement.pk).first()
+        if locked is None or locked.owner != Owner.DASHBOARD or locked.is_ocm:
+            return None
+        if due is not None and _superseded(locked, due, now):
+            logger.debug("%s: round due at %s superseded", locked, due)
+            return None
+        parsed = rolling_crp(locked)
+        if parsed is None:
+            _sync_only(locked)
+            return None
+        summary = _round(locked, parsed, now)
+        locked.status = {**(locked.status or {}), "rollout": summary}
+        Placement.objects.filter(pk=locked.pk).update(status=locked.status)
+    placement.status = locked.status
+    _queue_next(locked, summary, now)
+    return summary
+
+
+def _superseded(placement: Placement, due: str, now: datetime) -> bool:
+    stored = ((placement.status or {}).get("rollout") or {}).get("requeueAt")
+    if not stored or stored == due:
+        return False
+    moment = parse_time(stored)
+    return moment is not None and moment > now
+
+
+def _sync_only(placement: Placement) -> None:
+    """External (staged) or unreadable CRPs: their bindings still belong on the hub."""
+    try:
+        hubbindings.sync_bindings(placement)
+    except HubError as exc:
+        logger.warning("%s: writing bindings to hub %s failed: %s", placement, placement.hub, exc)
+
+
+def _round(placement: Placement, parsed: fleet.ClusterResourcePlacement, now: datetime) -> dict[str, Any]:
+    previous = (placement.status or {}).get("rollout") or {}
+    latest = latest_snapshot_name(placement)
+    try:
+        objects, _ = hubbindings.sync_bindings(placement)
+        rows = {row.name: row for row in placement.bindings.filter(owner=Owner.DASHBOARD).order_by("name")}
+        readable = service._converted(rows.values(), service._binding)
+        bindings = [_with_hub_facts(binding, objects.get(binding.name)) for binding in readable]
+        config = parsed.strategy.rolling_update or fleet.RollingUpdateConfig()
+        plan = plan_rolling_update_round(parsed.policy, config, bindings, latest, now)
+        changed, removed = _apply(plan, rows, now)
+        ClusterResourceBinding.objects.bulk_update(changed, ["spec", "status"])
+        hubbindings.delete_bindings(placement, removed)
+        hubbindings.push_bindings(placement, changed)
+    except (HubError, BindingConflictError) as exc:
+        logger.warning("%s: rolling-update round failed: %s", placement, exc)
+        return {
+            **previous,
+            "at": format_time(now),
+            "error": str(exc),
+            "requeueAt": format_time(now + ERROR_RETRY),
+        }
+    summary = _summary(previous, plan, rows, removed, latest, now)
+    _record_events(placement, previous, summary, now)
+    logger.info(
+        "%s: round %d on %s: updated %s, removed %s, stale %s",
+        placement,
+        summary["round"],
+        latest,
+        summary["updated"],
+        summary["removed"],
+        summary["stale"],
+    )
+    return summary
+
+
+def _with_hub_facts(
+    binding: fleet.ClusterResourceBinding, hub_object: Mapping[str, Any] | None
+) -> fleet.ClusterResourceBinding:
+    """The row as the planner reads it: generation and deletion come from the hub's object (the row's
+    conditions were just read from it); without one nothing is known of them."""
+    if hub_object is None:
+        return binding
+    metadata = hub_object.get("metadata") or {}
+    return replace(
+        binding,
+        generation=int(metadata.get("generation") or 0),
+        deleting=metadata.get("deletionTimestamp") is not None,
+    )
+
+
+def _apply(
+    plan: RolloutRound, rows: Mapping[str, ClusterResourceBinding], now: datetime
+) -> tuple[list[ClusterResourceBinding], list[str]]:
+    """The plan's effects on the rows: (rows changed, names of rows to delete)."""
+    changed: dict[str, ClusterResourceBinding] = {}
+    removed = []
+    for update in plan.to_be_updated:
+        row = rows[update.binding.name]
+        if update.desired is None:
+            removed.append(row.name)
+            continue
+        row.spec = _desired_spec(row.spec, update.desired)
+        row.status = _rollout_started(row.status, STARTED, update.binding.generation, now)
+        changed[row.name] = row
+    marks = [(u.binding, BLOCKED) for u in plan.stale] + [(b, STARTED) for b in plan.up_to_date]
+    for binding, mark in marks:
+        row = rows[binding.name]
+        status = _rollout_started(row.status, mark, binding.generation, now)
+        if status != row.status:
+            row.status = status
+            changed[row.name] = row
+    return list(changed.values()), removed
+
+
+def _desired_spec(spec: Mapping[str, Any], desired: fleet.ClusterResourceBinding) -> dict[str, Any]:
+    """Bound on the latest snapshot; no override snapshots are modelled, so none are kept."""
+    updated = {**spec, "state": desired.state, "resourceSnapshotName": desired.resource_snapshot_name}
+    for key in OVERRIDE_FIELDS:
+        updated.pop(key, None)
+    return updated
+
+
+def _rollout_started(
+    status: Mapping[str, Any], mark: tuple[str, str, str], generation: int, now: datetime
+) -> dict[str, Any]:
+    state, reason, message = mark
+    condition = {"type": ROLLOUT_STARTED, "status": state, "reason": reason, "message": message}
+    if generation:
+        condition["observedGeneration"] = generation
+    conditions = set_condition(list((status or {}).get("conditions") or []), condition, now)
+    return {**(status or {}), "conditions": conditions}
+
+
+# --- the summary the page shows -------------------------------------------------------------------
+
+
+def _summary(
+    previous: Mapping[str, Any],
+    plan: RolloutRound,
+    rows: Mapping[str, ClusterResourceBinding],
+    removed: Sequence[str],
+    latest: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """What the round did and found, by cluster name; the wave carries over until the next one starts."""
+    cluster = {name: row.spec.get("targetCluster", "") for name, row in rows.items()}
+    assessed = {a.binding.name: a for a in plan.assessments}
+    updated = sorted(cluster[u.binding.name] for u in plan.to_be_updated if u.desired is not None)
+    wave = dict(previous.get("wave") or {}) if previous.get("resourceSnapshot") == latest else {}
+    if updated or removed:
+        wave = {
+            "number": int(wave.get("number", 0)) + 1,
+            "startedAt": format_time(now),
+            "updated": updated,
+            "removed": sorted(cluster[name] for name in removed),
+        }
+    moving = any(not a.ready and not a.failed for a in plan.assessments)
+    requeue = _requeue_after(plan, moving)
+    budgets = plan.budgets
+    return {
+        "round": int(previous.get("round", 0)) + 1,
+        "at": format_time(now),
+        "resourceSnapshot": latest,
+        "needRoll": plan.need_roll,
+        "targetNumber": budgets.target_number if budgets else None,
+        "budgets": _budgets(budgets),
+        "wave": wave,
+        "updated": updated,
+        "removed": sorted(cluster[name] for name in removed),
+        "stale": sorted(cluster[u.binding.name] for u in plan.stale),
+        "ready": sorted(cluster[name] for name, a in assessed.items() if a.ready and name in cluster),
+        "failed": sorted(cluster[name] for name, a in assessed.items() if a.failed and name in cluster),
+        "upToDate": sorted(cluster[b.name] for b in plan.up_to_date),
+        "waitingForCleanup": plan.waiting_for_cleanup or "",
+        "requeueAt": format_time(now + requeue) if requeue is not None else None,
+        "error": "",
+    }
+
+
+def _budgets(budgets: Any) -> dict[str, int]:
+    if budgets is None:
+        return {}
+    return {
+        "maxUnavailable": budgets.max_unavailable,
+        "minAvailable": budgets.min_available,
+        "maxToRemove": budgets.max_to_remove,
+        "maxSurge": budgets.max_surge,
+        "maxToAdd": budgets.max_to_add,
+        "ready": budgets.ready,
+        "canBeReady": budgets.can_be_ready,
+        "canBeUnavailable": budgets.can_be_unavailable,
+    }
+
+
+def _requeue_after(plan: RolloutRound, moving: bool) -> timedelta | None:
+    """upstream requeues while it rolls; the dashboard also polls while a binding is still applying."""
+    if plan.waiting_for_cleanup:
+        return plan.requeue_after
+    if not (plan.need_roll or moving):
+        return None
+    return min(plan.requeue_after or POLL, POLL)
+
+
+def _record_events(
+    placement: Placement, previous: Mapping[str, Any], summary: Mapping[str, Any], now: datetime
+) -> None:
+    events = []
+    wave = summary["wave"]
+    if wave and wave.get("startedAt") == summary["at"]:
+        parts = [f"bound {', '.join(wave['updated'])}"] * bool(wave["updated"])
+        parts += [f"removed {', '.join(wave['removed'])}"] * bool(wave["removed"])
+        message = f"wave {wave['number']} of {summary['resourceSnapshot']}: {'; '.join(parts)}"
+        events.append({"reason": "RollingUpdateWave", "message": message})
+    newly_failed = sorted(set(summary["failed"]) - set(previous.get("failed") or []))
+    if newly_failed:
+        message = f"failed on {', '.join(newly_failed)} ({summary['resourceSnapshot']})"
+        events.append(
+            {"type": PlacementEvent.Type.WARNING, "reason": "RollingUpdateFailed", "message": message}
+        )
+    finished = not summary["needRoll"] and summary["requeueAt"] is None
+    if finished and (previous.get("needRoll") or previous.get("requeueAt")):
+        events.append(
+            {
+                "reason": "RollingUpdateCompleted",
+                "message": f"every binding is on {summary['resourceSnapshot']}",
+            }
+        )
+    history.record_events(placement, events, now)
+
+
+# --- queueing -----------------------------------------------------------------------------------------
+
+
+def request_round(placement: Placement) -> None:
+    """Run a round as soon as a worker can (in-process: now)."""
+    from placement import tasks
+
+    tasks.rolling_update_round.delay(placement.pk)
+
+
+def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime) -> None:
+    from placement import tasks
+
+    due = summary.get("requeueAt")
+    if not due:
+        return
+    if tasks.rolling_update_round.app.conf.task_always_eager:
+        # in-process there is no one to wait; the next trigger (or a worker) carries the rollout on
+        logger.info("%s: next rolling-update round at %s needs a worker", placement, due)
+        return
+    moment = parse_time(due) or now
+    tasks.rolling_update_round.apply_async((placement.pk, due), countdown=service.due_delay(moment, now))
+
+
+def _due(placement: Placement) -> tuple[str, datetime] | None:
+    due = ((placement.status or {}).get("rollout") or {}).get("requeueAt")
+    moment = parse_time(due) if due else None
+    return (due, moment) if moment is not None else None
+
+
+def overdue(now: datetime) -> list[int]:
+    """Dashboard-owned CRPs whose next round is more than OVERDUE_GRACE late (its message was lost)."""
+    rows = Placement.objects.filter(
+        owner=Owner.DASHBOARD, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
+    ).values_list("pk", "status__rollout__requeueAt")
+    return [pk for pk, due in rows if due and (parse_time(due) or now) + OVERDUE_GRACE < now]
+
+
+def catch_up(placement: Placement, now: datetime | None = None) -> None:
+    """In-process (no worker holds queued rounds), the placement page runs a round that is due."""
+    from placement import tasks
+
+    now = timezone.now() if now is None else now
+    due = _due(placement)
+    if tasks.rolling_update_round.app.conf.task_always_eager and due is not None and due[1] <= now:
+        run_round(placement, now, due=due[0])
+
+
+# --- rolling out a new resource snapshot --------------------------------------------------------------
+
+
+def roll_out_new_snapshot(
+    placement: Placement, *, actor: Actor, request: HttpRequest | None = None, now: datetime | None = None
+) -> int:
+    """Bump a dashboard-owned CRP's resource snapshot index (audited); rolling CRPs then roll every
+    bound cluster to it, staged ones use it for their next run. Answers the new index."""
+    denied = None
+    if isinstance(actor, AbstractBaseUser) and not service.can_change(actor):
+        denied = PermissionDenied("rolling out needs staff or the placement.change_placement permission")
+    elif placement.read_only:
+        denied = service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; roll it out there")
+    if denied is not None:
+        outcome = AuditEntry.Outcome.DENIED
+        audit.record(actor, SNAPSHOT_ACTION, placement, hub=placement.hub, outcome=outcome, request=request)
+        raise denied
+    if placement.is_ocm:
+        raise ValidationError("only Fleet ClusterResourcePlacements have resource snapshots")
+    now = timezone.now() if now is None else now
+    with transaction.atomic():
+        locked = Placement.objects.select_for_update().get(pk=placement.pk)
+        before = snapshot_index(locked)
+        index = before + 1
+        snapshot = {"index": index, "name": f"{locked.name}-{index}-snapshot", "createdAt": format_time(now)}
+        locked.status = {**(locked.status or {}), "resourceSnapshot": snapshot}
+        Placement.objects.filter(pk=locked.pk).update(status=locked.status)
+        created = f"{snapshot['name']} by {history.actor_label(actor)}"
+        history.record_events(locked, [{"reason": "ResourceSnapshotCreated", "message": created}], now)
+        audit.record(
+            actor,
+            SNAPSHOT_ACTION,
+            locked,
+            hub=locked.hub,
+            before={"resourceSnapshotIndex": before},
+            after={"resourceSnapshotIndex": index},
+            request=request,
+        )
+    placement.status = locked.status
+    if rolling_crp(placement) is not None:
+        transaction.on_commit(lambda: request_round(placement))
+    return index
+
+
+def cluster_states(placement: Placement, rows: Iterable[ClusterResourceBinding]) -> list[dict[str, Any]]:
+    """Each binding as the Rollout section shows it: state, snapshot, and the conditions the rollout
+    reads (hub mirrors included, read-only), with the last round's verdict for dashboard-owned CRPs."""
+    summary = (placement.status or {}).get("rollout") or {}
+    wave = set((summary.get("wave") or {}).get("updated") or [])
+    verdicts = {
+        "failed": set(summary.get("failed") or []),
+        "ready": set(summary.get("ready") or []),
+        "stale": set(summary.get("stale") or []),
+    }
+    states = []
+    for row in rows:
+        cluster = row.spec.get("targetCluster", "")
+        conditions = {
+            c.get("type"): c for c in (row.status or {}).get("conditions") or [] if isinstance(c, dict)
+        }
+        states.append(
+            {
+                "binding": row.name,
+                "cluster": cluster,
+                "state": row.spec.get("state", ""),
+                "resourceSnapshot": row.spec.get("resourceSnapshotName", ""),
+                "conditions": conditions,
+                "columns": [conditions.get(t) for t in CONDITION_COLUMNS],
+                "inWave": cluster in wave,
+                "verdict": next((name for name, members in verdicts.items() if cluster in members), ""),
+            }
+        )
+    return states
+
+
+def describe(placement: Placement) -> dict[str, Any]:
+    """A placement's rollout as the API and the `rollout` command answer it: a Fleet CRP's last round
+    and bindings, or an OCM Placement's step-by-step preview."""
+    status = placement.status or {}
+    if placement.is_ocm:
+        preview = rollout_preview.preview(placement, queries.decision_pages(placement), timezone.now())
+        return {"kind": placement.kind, "owner": placement.owner, "preview": rollout_preview.as_dict(preview)}
+    clusters = [
+        {key: value for key, value in state.items() if key != "columns"}
+        for state in cluster_states(placement, queries.bindings(placement))
+    ]
+    return {
+        "kind": placement.kind,
+        "owner": placement.owner,
+        "rolling": rolling_crp(placement) is not None,
+        "resourceSnapshot": {
+            "name": latest_snapshot_name(placement),
+            **(status.get("resourceSnapshot") or {}),
+        },
+        "rollout": status.get("rollout") or {},
+        "clusters": clusters,
+    }

@@ -1,0 +1,638 @@
+"""Staged update runs (spec §4): dashboard-owned strategies and runs, their preview, and their executor.
+
+Hub-owned ClusterStagedUpdateStrategies, ClusterStagedUpdateRuns and ClusterApprovalRequests are
+mirrors: the hub's own controller executes those runs, so they are never changed here. Runs of
+dashboard-owned ClusterResourcePlacements (strategy type External) are executed here, with the same
+pure engine the demo hub runs (`placement.scheduler.rollout.execution.reconcile_update_run`):
+
+- `create_strategy` / `create_run`: validated with upstream's messages, authorised, audited.
+- `preview(run)`: before a run starts, which clusters go in which stage in which order, or the exact
+  initialisation error — the engine's own initialisation, on a copy, nothing written.
+- `reconcile(run, now)`: one engine step from the database (bindings' status read back from the hub
+  first), applied in one transaction with the run row locked, so two workers never step one run at once.
+- `request_reconcile(run)`: queue a step now (coalesced); `set_run_state(run, state, user)`: Initialize,
+  Run or Stop, as `kubectl patch` of spec.state would.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.http import HttpRequest
+from django.utils import timezone
+
+from inventory import audit
+from inventory.hubclient import HubError
+from inventory.models import AuditEntry, Hub, ManagedCluster
+from placement import history, hubbindings, service, tables, tasks
+from placement.models import (
+    ApprovalRequest,
+    ClusterResourceBinding,
+    Owner,
+    Placement,
+    PlacementEvent,
+    StagedUpdateRun,
+    StagedUpdateStrategy,
+)
+from placement.scheduler.errors import ManifestError
+from placement.scheduler.fleet.types import PICK_FIXED, PICK_N
+from placement.scheduler.labels import dns_subdomain_error
+from placement.scheduler.rollout.approval import approval_state
+from placement.scheduler.rollout.execution import (
+    PolicySnapshot,
+    UpdateRunInputs,
+    UpdateRunStep,
+    reconcile_update_run,
+)
+from placement.scheduler.rollout.staged import INITIALIZED, parse_staged_update_strategy
+
+logger = logging.getLogger(__name__)
+
+Actor = AbstractBaseUser | str
+
+API_VERSION = service.FLEET_API_VERSION
+RUN_KIND, STRATEGY_KIND, APPROVAL_KIND = (
+    "ClusterStagedUpdateRun",
+    "ClusterStagedUpdateStrategy",
+    "ClusterApprovalRequest",
+)
+INITIALIZE, RUN, STOP = "Initialize", "Run", "Stop"
+STATES = (INITIALIZE, RUN, STOP)
+EXTERNAL = "External"
+# upstream CRD rules on spec.state (oldSelf -> self)
+FORBIDDEN_TRANSITIONS = frozenset({(INITIALIZE, STOP), (RUN, INITIALIZE), (STOP, INITIALIZE)})
+# upstream CRD: size(self.metadata.name) < 64, placementName MaxLength=255
+MAX_RUN_NAME, MAX_PLACEMENT_NAME = 63, 255
+
+ADD_RUN, CHANGE_RUN = "placement.add_stagedupdaterun", "placement.change_stagedupdaterun"
+ADD_STRATEGY = "placement.add_stagedupdatestrategy"
+# A due marker older than this belongs to a lost message: the next request (or beat) queues again.
+QUEUED_TTL = timedelta(minutes=2)
+# A step the hub failed is tried again this much later.
+HUB_RETRY = timedelta(seconds=15)
+EVENT_REASON = "StagedUpdateRun"
+
+
+class ReadOnlyRun(PermissionDenied):
+    """A hub-owned run: its hub's controller executes it; change it on the hub."""
+
+
+# --- authorisation --------------------------------------------------------------------------------
+
+
+def can_add_run(user: AbstractBaseUser) -> bool:
+    return bool(user.is_staff or user.has_perm(ADD_RUN))
+
+
+def can_change_run(user: AbstractBaseUser) -> bool:
+    """Staff, or the Django permission (narrowed to cluster-set admins by a later issue)."""
+    return bool(user.is_staff or user.has_perm(CHANGE_RUN))
+
+
+def can_add_strategy(user: AbstractBaseUser) -> bool:
+    return bool(user.is_staff or user.has_perm(ADD_STRATEGY))
+
+
+def _authorise(actor: Actor, allowed: bool, what: str, permission: str) -> None:
+    # string actors are commands run by whoever holds the shell; users need the permission
+    if isinstance(actor, AbstractBaseUser) and not allowed:
+        raise PermissionDenied(f"{actor.get_username()} may not {what}: it needs staff or {permission}")
+
+
+# --- objects as the engine and the API see them ----------------------------------------------------
+
+
+def _object(kind: str, name: str, labels: Mapping[str, str], spec: Any, **extra: Any) -> dict[str, Any]:
+    metadata = {"name": name, "labels": dict(labels), **extra.pop("metadata", {})}
+    spec = copy.deepcopy(spec)
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec, **extra}
+
+
+def _with_status(kind: str, row: StagedUpdateRun | ApprovalRequest) -> dict[str, Any]:
+    metadata = {"generation": row.generation}
+    return _object(kind, row.name, row.labels, row.spec, metadata=metadata, status=copy.deepcopy(row.status))
+
+
+def run_object(run: StagedUpdateRun) -> dict[str, Any]:
+    """The ClusterStagedUpdateRun as Kubernetes holds it."""
+    return _with_status(RUN_KIND, run)
+
+
+def strategy_object(strategy: StagedUpdateStrategy) -> dict[str, Any]:
+    return _object(STRATEGY_KIND, strategy.name, strategy.labels, strategy.spec)
+
+
+def approval_object(request: ApprovalRequest) -> dict[str, Any]:
+    return _with_status(APPROVAL_KIND, request)
+
+
+def policy_snapshot(placement: Placement) -> PolicySnapshot | None:
+    """The dashboard CRP's latest policy snapshot as its scheduler stored it (None: never scheduled).
+
+    Scheduled is the CRP's scheduled condition, which `service.reschedule` copies from the snapshot's.
+    """
+    stored = (placement.status or {}).get("policySnapshot")
+    if not isinstance(stored, Mapping) or "index" not in stored:
+        return None
+    index = str(stored["index"])
+    scheduled = any(
+        c.get("type") == service.CRP_SCHEDULED and c.get("status") == "True"
+        for c in (placement.status or {}).get("conditions") or ()
+    )
+    policy = (placement.spec or {}).get("policy") or {}
+    count = None
+    if policy.get("placementType") == PICK_N:
+        count = int(policy.get("numberOfClusters") or 0)
+    elif policy.get("placementType") == PICK_FIXED:
+        count = len(policy.get("clusterNames") or ())
+    return PolicySnapshot(f"{placement.name}-{index}", index, scheduled, count)
+
+
+def latest_resource_snapshot_index(placement: Placement) -> str:
+    """What `resourceSnapshotIndex: ""` means: the CRP's current resource snapshot (the rollout action
+    of placement.rolling bumps `status.resourceSnapshot.index`; 0 until then)."""
+    snapshot = (placement.status or {}).get("resourceSnapshot") or {}
+    return str(snapshot.get("index", 0))
+
+
+def _binding(row: ClusterResourceBinding, hub_object: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The row as the engine reads it: spec from the row (ours), metadata.generation and status from the
+    hub's object; a binding not on the hub (yet) is at the generation our own RolloutStarted observed."""
+    if hub_object is not None:
+        generation = (hub_object.get("metadata") or {}).get("generation") or 1
+        status = hub_object.get("status") or {}
+    else:
+        observed = [c.get("observedGeneration") or 1 for c in (row.status or {}).get("conditions") or ()]
+        generation, status = max(observed, default=1), row.status or {}
+    return _object(
+        "ClusterResourceBinding",
+        row.name,
+        row.labels,
+        row.spec,
+        metadata={"generation": generation},
+        status=copy.deepcopy(status),
+    )
+
+
+def _members(hub: Hub) -> list[dict[str, Any]]:
+    rows = ManagedCluster.objects.filter(hub=hub, kind=ManagedCluster.Kind.MEMBER_CLUSTER)
+    return [{"metadata": {"name": n, "labels": labels}} for n, labels in rows.values_list("name", "labels")]
+
+
+def _run_approvals(run: StagedUpdateRun) -> dict[str, dict[str, Any]]:
+    # by name: the engine also sees a request of another run that holds a name this run would use
+    rows = ApprovalRequest.objects.filter(hub=run.hub).filter(
+        Q(run_id=run.pk) | Q(name__startswith=f"{run.name}-")
+    )
+    return {row.name: approval_object(row) for row in rows}
+
+
+def run_placement(run: StagedUpdateRun) -> Placement | None:
+    """The CRP the run names on its hub (the stored link, or found by name)."""
+    if run.placement_id is not None:
+        return run.placement
+    crp = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
+    return Placement.objects.filter(hub=run.hub, kind=crp, name=run.placement_name).first()
+
+
+def inputs(run: StagedUpdateRun, *, pull: bool, obj: Mapping[str, Any] | None = None) -> UpdateRunInputs:
+    """What one engine step reads, from the database; `pull`: bindings' status read from the hub first
+    (raises HubError). The preview does without (initialisation reads no binding status) and passes
+    the run object `obj` to initialise instead of the stored one."""
+    placement = run_placement(run)
+    strategy = StagedUpdateStrategy.objects.filter(hub=run.hub, name=run.strategy_name).first()
+    bindings: list[dict[str, Any]] = []
+    if placement is not None:
+        pulled = hubbindings.pull_binding_status(placement) if pull else {}
+        rows = placement.bindings.filter(owner=placement.owner).order_by("name")
+        bindings = [_binding(row, pulled.get(row.name)) for row in rows]
+    return UpdateRunInputs(
+        run=run_object(run) if obj is None else obj,
+        strategy=strategy_object(strategy) if strategy is not None else None,
+        placement=_placement_object(placement),
+        policy_snapshot=policy_snapshot(placement) if placement is not None else None,
+        bindings=bindings,
+        member_clusters=_members(run.hub),
+        approval_requests=_run_approvals(run),
+        latest_resource_snapshot_index=latest_resource_snapshot_index(placement) if placement else "0",
+    )
+
+
+def _placement_object(placement: Placement | None) -> dict[str, Any] | None:
+    if placement is None:
+        return None
+    return {**service.manifest(placement), "status": copy.deepcopy(placement.status or {})}
+
+
+# --- creating strategies and runs ------------------------------------------------------------------
+
+
+def _name_error(name: str, limit: int | None = None) -> str | None:
+    if limit is not None and len(name) > limit:
+        return f"Too long: may not be longer than {limit}"
+    if (why := dns_subdomain_error(name)) is not None:
+        return f'Invalid value: "{name}": {why}'
+    return None
+
+
+def _check_name(model: type[StagedUpdateRun | StagedUpdateStrategy], hub: Hub, name: str, kind: str) -> None:
+    if (why := _name_error(name, MAX_RUN_NAME if model is StagedUpdateRun else None)) is not None:
+        raise ValidationError({"metadata.name": why})
+    if model.objects.filter(hub=hub, name=name).exists():
+        raise ValidationError({"metadata.name": f"{kind} {name} already exists on hub {hub.name}"})
+
+
+def create_strategy(
+    *, hub: Hub, name: str, spec: Any, actor: Actor, request: HttpRequest | None = None
+) -> StagedUpdateStrategy:
+    """A dashboard-owned ClusterStagedUpdateStrategy of `hub`, checked with the CRD's rules."""
+    _authorise(actor, isinstance(actor, str) or can_add_strategy(actor), "add strategies", ADD_STRATEGY)
+    _check_name(StagedUpdateStrategy, hub, name, STRATEGY_KIND)
+    try:
+        parse_staged_update_strategy({"metadata": {"name": name}, "spec": spec})
+    except ManifestError as exc:
+        raise ValidationError({exc.field: exc.message}) from None
+    strategy = StagedUpdateStrategy.objects.create(hub=hub, owner=Owner.DASHBOARD, name=name, spec=dict(spec))
+    audit.record(actor, "strategy.create", strategy, hub=hub, after=strategy.spec, request=request)
+    logger.info("%s %s created on hub %s by %s", STRATEGY_KIND, name, hub, history.actor_label(actor))
+    return strategy
+
+
+def run_spec(spec: Any) -> dict[str, Any]:
+    """A run spec with the CRD's checks and defaults (state: Initialize); raises ValidationError."""
+    if not isinstance(spec, Mapping):
+        raise ValidationError({"spec": "Required value"})
+    cleaned: dict[str, Any] = {}
+    for key in ("placementName", "stagedRolloutStrategyName"):
+        value = spec.get(key)
+        if not isinstance(value, str) or not value:
+            raise ValidationError({f"spec.{key}": "Required value"})
+        cleaned[key] = value
+    if len(cleaned["placementName"]) > MAX_PLACEMENT_NAME:
+        too_long = f"Too long: may not be longer than {MAX_PLACEMENT_NAME}"
+        raise ValidationError({"spec.placementName": too_long})
+    index = spec.get("resourceSnapshotIndex", "")
+    if not isinstance(index, str):
+        raise ValidationError({"spec.resourceSnapshotIndex": "must be a string"})
+    cleaned["resourceSnapshotIndex"] = index
+    cleaned["state"] = _state(spec.get("state") or INITIALIZE)
+    return cleaned
+
+
+def _state(state: Any) -> str:
+    if state not in STATES:
+        supported = ", ".join(f'"{s}"' for s in STATES)
+        raise ValidationError({"spec.state": f'Unsupported value: "{state}": supported values: {supported}'})
+    return str(state)
+
+
+def external_placement(hub: Hub, name: str) -> Placement:
+    """The dashboard-owned External CRP a dashboard run can drive, or a ValidationError saying why not."""
+    crp = Placement.objects.filter(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, name=name).first()
+    if crp is None:
+        missing = f"ClusterResourcePlacement {name} not found on hub {hub.name}"
+        raise ValidationError({"spec.placementName": missing})
+    if crp.read_only:
+        raise ValidationError(
+            {
+                "spec.placementName": f"ClusterResourcePlacement {name} is owned by hub {hub.name}: "
+                "create its runs on the hub, whose controller executes them"
+            }
+        )
+    strategy_type = ((crp.spec or {}).get("strategy") or {}).get("type") or "RollingUpdate"
+    if strategy_type != EXTERNAL:
+        raise ValidationError(
+            {
+                "spec.placementName": f"ClusterResourcePlacement {name} has strategy type {strategy_type}; "
+                "a staged update run needs spec.strategy.type External"
+            }
+        )
+    return crp
+
+
+def create_run(
+    *, hub: Hub, name: str, spec: Any, actor: Actor, request: HttpRequest | None = None
+) -> StagedUpdateRun:
+    """A dashboard-owned ClusterStagedUpdateRun of `hub`, then its first step (initialisation) queued."""
+    _authorise(actor, isinstance(actor, str) or can_add_run(actor), "add staged update runs", ADD_RUN)
+    _check_name(StagedUpdateRun, hub, name, RUN_KIND)
+    cleaned = run_spec(spec)
+    placement = external_placement(hub, cleaned["placementName"])
+    if not StagedUpdateStrategy.objects.filter(hub=hub, name=cleaned["stagedRolloutStrategyName"]).exists():
+        strategy = cleaned["stagedRolloutStrategyName"]
+        raise ValidationError(
+            {"spec.stagedRolloutStrategyName": f"{STRATEGY_KIND} {strategy} not found on hub {hub.name}"}
+        )
+    run = StagedUpdateRun.objects.create(
+        hub=hub, owner=Owner.DASHBOARD, name=name, spec=cleaned, placement=placement, generation=1
+    )
+    audit.record(actor, "run.create", run, hub=hub, after=run.spec, request=request)
+    logger.info("%s %s created on hub %s by %s", RUN_KIND, name, hub, history.actor_label(actor))
+    request_reconcile(run)
+    return run
+
+
+def set_run_state(
+    run: StagedUpdateRun, state: str, user: Actor, request: HttpRequest | None = None
+) -> StagedUpdateRun:
+    """Set a dashboard-owned run's spec.state (Initialize, Run or Stop) as `kubectl patch` would: the
+    CRD's transition rules apply, generation is bumped, the change is audited and a step queued.
+    Setting the state it has is a no-op (audited as such)."""
+    if run.read_only:
+        raise ReadOnlyRun(
+            f"{RUN_KIND} {run.name} belongs to hub {run.hub.name}; its controller runs it, so change its "
+            "state on the hub (kubectl patch)"
+        )
+    _authorise(user, isinstance(user, str) or can_change_run(user), "change staged update runs", CHANGE_RUN)
+    state = _state(state)
+    with transaction.atomic():
+        locked = StagedUpdateRun.objects.select_for_update().get(pk=run.pk)
+        before = locked.spec.get("state") or INITIALIZE
+        if (before, state) in FORBIDDEN_TRANSITIONS:
+            raise ValidationError(
+                {"spec.state": f"invalid state transition: cannot transition from {before} to {state}"}
+            )
+        if before == state:
+            audit.record(
+                user,
+                "run.state",
+                locked,
+                hub=locked.hub,
+                before=before,
+                after=state,
+                outcome=AuditEntry.Outcome.NO_OP,
+                request=request,
+            )
+            return locked
+        locked.spec = {**locked.spec, "state": state}
+        locked.generation += 1
+        locked.save(update_fields=["spec", "generation", "updated"])
+        audit.record(user, "run.state", locked, hub=locked.hub, before=before, after=state, request=request)
+    logger.info("%s %s: state %s -> %s by %s", RUN_KIND, run.name, before, state, history.actor_label(user))
+    request_reconcile(locked)
+    return locked
+
+
+# --- preview ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What initialisation gives: the status with stagesStatus (shown as stages), or why it fails."""
+
+    status: dict[str, Any]
+    error: str = ""
+    # True when the status shown is the run's own (it is initialised already), not a dry run
+    stored: bool = False
+
+
+def initialized_condition(status: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    return next((c for c in status.get("conditions") or () if c.get("type") == INITIALIZED), None)
+
+
+def _outcome(status: dict[str, Any], condition: Mapping[str, Any], *, stored: bool) -> Preview:
+    """Initialized=True: the stages; False: its message, the exact initialisation error."""
+    failed = condition.get("status") != "True"
+    error = str(condition.get("message") or condition.get("reason")) if failed else ""
+    return Preview(status, error=error, stored=stored)
+
+
+def preview(run: StagedUpdateRun, now: datetime | None = None) -> Preview:
+    """Which clusters go in which stage, in which order, or the exact initialisation error. A run
+    initialised already shows its own outcome; otherwise the engine initialises a copy of a
+    dashboard-owned run in state Initialize (a hub-owned one waits for its hub)."""
+    condition = initialized_condition(run.status or {})
+    if condition is not None:
+        return _outcome(copy.deepcopy(run.status), condition, stored=True)
+    if run.read_only:
+        return Preview({}, error=f"hub {run.hub.name} has not initialised this run yet; its controller will")
+    dry = {**run_object(run), "spec": {**run.spec, "state": INITIALIZE}, "status": {}}
+    try:
+        step = reconcile_update_run(inputs(run, pull=False, obj=dry), now or timezone.now())
+    except ManifestError as exc:
+        return Preview({}, error=f"{exc.field}: {exc.message}")
+    condition = initialized_condition(step.status)
+    if condition is None:
+        # a transient binding state: upstream retries initialisation later
+        return Preview({}, error=" ".join(step.events) or "initialisation has to wait; it is retried")
+    return _outcome(step.status, condition, stored=False)
+
+
+# --- executing -------------------------------------------------------------------------------------
+
+
+def reconcile(run: StagedUpdateRun, now: datetime | None = None) -> UpdateRunStep | None:
+    """One engine step of a dashboard-owned run, applied; None for hub-owned or deleted runs.
+
+    The run row is locked for the whole step (hub reads and writes included), so two workers never step
+    the same run at once. A hub failure rolls the step back and raises HubError.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = (
+            StagedUpdateRun.objects.select_for_update(of=("self",))
+            .select_related("hub", "placement__hub")
+            .filter(pk=run.pk, owner=Owner.DASHBOARD)
+            .first()
+        )
+        if locked is None:
+            return None
+        step = reconcile_update_run(inputs(locked, pull=True), now)
+        _apply(locked, step, now)
+    run.status, run.requeue_at = locked.status, locked.requeue_at
+    return step
+
+
+def _apply(run: StagedUpdateRun, step: UpdateRunStep, now: datetime) -> None:
+    """Write one step: the run's status and next due time, bindings (rows, then the hub), approvals."""
+    placement = run_placement(run)
+    if placement is not None:
+        _write_bindings(placement, step)
+    _write_approvals(run, step)
+    run.status = step.status
+    run.requeue_at = now + step.requeue_after if step.requeue_after is not None else None
+    run.save(update_fields=["status", "requeue_at", "updated"])
+    if placement is not None and step.events:
+        events = [{"reason": EVENT_REASON, "message": text, "related": run.name} for text in step.events]
+        history.record_events(placement, events, now)
+
+
+def _write_bindings(placement: Placement, step: UpdateRunStep) -> None:
+    if step.binding_updates:
+        rows = {row.name: row for row in placement.bindings.filter(owner=Owner.DASHBOARD)}
+        changed = []
+        for update in step.binding_updates:
+            row = rows.get(update.name)
+            if row is None:
+                continue  # deleted meanwhile; the next step sees it gone
+            row.spec = dict(update.spec)
+            row.status = {**(row.status or {}), "conditions": [dict(c) for c in update.conditions]}
+            changed.append(row)
+        ClusterResourceBinding.objects.bulk_update(changed, ["spec", "status"])
+        hubbindings.push_bindings(placement, changed)
+    if step.bindings_to_delete:
+        hubbindings.delete_bindings(placement, step.bindings_to_delete)
+
+
+def _write_approvals(run: StagedUpdateRun, step: UpdateRunStep) -> None:
+    for obj in step.approvals_to_create:
+        metadata = obj.get("metadata") or {}
+        ApprovalRequest.objects.create(
+            hub=run.hub,
+            owner=Owner.DASHBOARD,
+            run=run,
+            name=metadata["name"],
+            labels=dict(metadata.get("labels") or {}),
+            spec=dict(obj.get("spec") or {}),
+            status=dict(obj.get("status") or {}),
+            generation=int(metadata.get("generation") or 1),
+            state=approval_state(obj),
+        )
+    if step.approvals_to_accept:
+        rows = {
+            r.name: r
+            for r in ApprovalRequest.objects.filter(hub=run.hub, owner=Owner.DASHBOARD).filter(
+                name__in=[a.name for a in step.approvals_to_accept]
+            )
+        }
+        for acceptance in step.approvals_to_accept:
+            row = rows.get(acceptance.name)
+            if row is None:
+                continue
+            row.status = dict(acceptance.status)
+            row.state = approval_state(approval_object(row))
+            row.save(update_fields=["status", "state", "updated"])
+
+
+def reconcile_run(run_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The task's body: take the run's due marker, step it, queue the next step at its requeue time.
+
+    A hub failure is a Warning event on the placement and the step is tried again HUB_RETRY later; an
+    object the engine cannot read (a malformed hub-owned strategy) is a Warning event and no retry.
+    """
+    now = now or timezone.now()
+    # taking the due marker first: a request arriving during this step queues the next one
+    StagedUpdateRun.objects.filter(pk=run_id, requeue_at__lte=now).update(requeue_at=None)
+    run = StagedUpdateRun.objects.select_related("hub", "placement__hub").filter(pk=run_id).first()
+    if run is None:
+        return {"state": "gone"}
+    if run.read_only:
+        return {"state": "hub-owned"}
+    try:
+        step = reconcile(run, now)
+    except HubError as exc:
+        due = now + HUB_RETRY
+        StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=due)
+        _warn(run, f"the step failed on hub {run.hub.name} and is retried at {due:%H:%M:%S}: {exc}", now)
+        tasks.schedule_run_reconcile(run.pk, due, now)
+        return {"state": "hub-failed", "error": str(exc)}
+    except ManifestError as exc:
+        _warn(run, f"the step cannot read {exc.field}: {exc.message}", now)
+        return {"state": "invalid", "error": f"{exc.field}: {exc.message}"}
+    if step is None:
+        return {"state": "gone"}
+    if run.requeue_at is not None:
+        tasks.schedule_run_reconcile(run.pk, run.requeue_at, now)
+    after = step.requeue_after.total_seconds() if step.requeue_after is not None else None
+    return {"state": "reconciled", "requeue_after": after, "events": list(step.events)}
+
+
+def _warn(run: StagedUpdateRun, message: str, now: datetime) -> None:
+    logger.warning("%s %s: %s", RUN_KIND, run.name, message)
+    placement = run_placement(run)
+    if placement is not None:
+        event = {"type": PlacementEvent.Type.WARNING, "reason": EVENT_REASON, "related": run.name}
+        history.record_events(placement, [{**event, "message": message}], now)
+
+
+def _free(now: datetime) -> Q:
+    """No step is due yet (nothing, or a timed one later), or the due marker is stale."""
+    return Q(requeue_at__isnull=True) | Q(requeue_at__gt=now) | Q(requeue_at__lt=now - QUEUED_TTL)
+
+
+def request_reconcile(run: StagedUpdateRun) -> bool:
+    """Queue one step of a dashboard-owned run now unless one is due already; answers whether it queued.
+
+    `requeue_at` is the due marker: set to now with a compare-and-set UPDATE and taken when the step
+    starts, so a burst of requests (approvals, state changes) queues one step. Without a broker the
+    step runs here and now.
+    """
+    now = timezone.now()
+    mine = StagedUpdateRun.objects.filter(_free(now), pk=run.pk, owner=Owner.DASHBOARD)
+    if not mine.update(requeue_at=now):
+        return False
+    tasks.reconcile_run.delay(run.pk)
+    return True
+
+
+def due_runs(now: datetime) -> QuerySet[StagedUpdateRun]:
+    """Dashboard-owned runs whose step is overdue by more than QUEUED_TTL: its message was lost."""
+    overdue = Q(requeue_at__lt=now - QUEUED_TTL)
+    return StagedUpdateRun.objects.filter(overdue, owner=Owner.DASHBOARD).only("pk").order_by("pk")
+
+
+def catch_up(run: StagedUpdateRun) -> bool:
+    """Without a broker nobody steps a run at its requeue time: its page does once it is due."""
+    in_process = tasks.reconcile_run.app.conf.task_always_eager
+    due = run.requeue_at is not None and run.requeue_at <= timezone.now()
+    if not (in_process and due and not run.read_only):
+        return False
+    StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=None)
+    run.requeue_at = None
+    return request_reconcile(run)
+
+
+# --- what the pages and the API show ----------------------------------------------------------------
+
+
+def with_pending_approvals(runs: QuerySet[StagedUpdateRun]) -> QuerySet[StagedUpdateRun]:
+    """Runs with hub and placement, and `pending_approvals`: their requests not accepted yet (one query)."""
+    pending = (
+        ApprovalRequest.objects.filter(run=OuterRef("pk"))
+        .exclude(state=ApprovalRequest.State.ACCEPTED)
+        .order_by()
+        .values("run")
+        .annotate(n=Count("pk"))
+        .values("n")[:1]
+    )
+    return runs.select_related("hub", "placement").annotate(pending_approvals=Coalesce(Subquery(pending), 0))
+
+
+def next_states(run: StagedUpdateRun) -> list[str]:
+    """The states a user can set now: none for hub-owned or finished runs, never the current one or a
+    transition the CRD forbids."""
+    if run.read_only or tables.RunSummary.of(run.status or {}).finished:
+        return []
+    current = run.spec.get("state") or INITIALIZE
+    return [s for s in STATES if s != current and (current, s) not in FORBIDDEN_TRANSITIONS]
+
+
+def run_events(run: StagedUpdateRun, limit: int = 50) -> QuerySet[PlacementEvent]:
+    """What the executor did to the run (and hub failures), newest first, from its placement's events."""
+    placement = run_placement(run)
+    if placement is None:
+        return PlacementEvent.objects.none()
+    return placement.events.filter(related=run.name)[:limit]
+
+
+def run_counts(strategies: list[StagedUpdateStrategy]) -> dict[tuple[int, str], int]:
+    """How many runs name each strategy, by (hub id, strategy name), for a page of strategies."""
+    runs = StagedUpdateRun.objects.filter(
+        hub_id__in={s.hub_id for s in strategies},
+        spec__stagedRolloutStrategyName__in=[s.name for s in strategies],
+    )
+    counts: dict[tuple[int, str], int] = {}
+    for hub_id, spec in runs.values_list("hub_id", "spec"):
+        key = (hub_id, str(spec.get("stagedRolloutStrategyName")))
+        counts[key] = counts.get(key, 0) + 1
+    return counts

@@ -1,0 +1,147 @@
+"""Tolerations of a placement: validated as upstream, previewed as a what-if, saved through the service.
+
+OCM Placements keep them in `spec.tolerations` (key, operator, value, effect, tolerationSeconds); Fleet
+ClusterResourcePlacements in `spec.policy.tolerations` (no tolerationSeconds; effect NoSchedule). The
+scheduler's parsers judge them with upstream's messages; for OCM the two rules the scheduler applies
+when it runs (OCM spec §3.1: the placement turns Misconfigured and selects nothing) are refused here
+before saving, with the same messages. `preview` is the what-if decision diff (`placement.whatif`);
+`save` goes through `placement.service.apply_spec` (dashboard-owned only, authorised, recorded in the
+placement's history, rescheduled) and the audit log. Hub-owned placements are read-only.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest
+
+from inventory import audit
+from inventory.editing import invalid_value
+from inventory.models import AuditEntry
+from placement import service, whatif
+from placement.models import Placement
+from placement.scheduler.errors import ManifestError
+from placement.scheduler.labels import qualified_name_error
+from placement.scheduler.ocm.taints import toleration_error
+
+ACTION = "placement.tolerations"
+TRIGGER = "tolerations edited"
+
+
+def path(placement: Placement) -> str:
+    """Where the tolerations are in the spec (the field path of the parsers' messages)."""
+    return "spec.tolerations" if placement.is_ocm else "spec.policy.tolerations"
+
+
+def _holder(spec: Mapping[str, Any], placement: Placement) -> Any:
+    return spec if placement.is_ocm else spec.get("policy")
+
+
+def current(placement: Placement) -> list[dict[str, Any]]:
+    """The stored tolerations, in spec order."""
+    holder = _holder(placement.spec or {}, placement)
+    items = holder.get("tolerations") if isinstance(holder, Mapping) else None
+    return [dict(item) for item in items or [] if isinstance(item, Mapping)]
+
+
+def spec_with(placement: Placement, tolerations: list[dict[str, Any]]) -> dict[str, Any]:
+    """A copy of the stored spec with `tolerations` in place (an empty list removes the field)."""
+    spec = copy.deepcopy(dict(placement.spec or {}))
+    if placement.is_ocm:
+        holder = spec
+    else:
+        holder = spec["policy"] = dict(spec["policy"]) if isinstance(spec.get("policy"), Mapping) else {}
+    if tolerations:
+        holder["tolerations"] = [dict(t) for t in tolerations]
+    else:
+        holder.pop("tolerations", None)
+    return spec
+
+
+def _scheduling_errors(placement: Placement, parsed: Any) -> dict[str, str]:
+    """OCM: the key pattern of the CRD, then §3.1 per toleration (the scheduler's own messages)."""
+    errors: dict[str, str] = {}
+    for index, toleration in enumerate(parsed.tolerations):
+        where = f"{path(placement)}[{index}]"
+        if toleration.key and (why := qualified_name_error(toleration.key)) is not None:
+            errors[f"{where}.key"] = invalid_value(toleration.key, why)
+        if (message := toleration_error([toleration])) is not None:
+            errors[where] = message
+    return errors
+
+
+def errors(placement: Placement, tolerations: Any) -> dict[str, str]:
+    """Why upstream would refuse (or, OCM, misconfigure on) these tolerations, by field path; {} if valid."""
+    if not isinstance(tolerations, list):
+        return {path(placement): "Invalid value: must be an array of tolerations"}
+    try:
+        parsed = service.parse(placement, spec_with(placement, tolerations))
+    except ManifestError as exc:
+        return {exc.field: exc.message}
+    return _scheduling_errors(placement, parsed) if placement.is_ocm else {}
+
+
+def _validated(placement: Placement, tolerations: Any) -> list[dict[str, Any]]:
+    if found := errors(placement, tolerations):
+        raise ValidationError(found)
+    return tolerations
+
+
+def can_edit(user: AbstractBaseUser, placement: Placement) -> bool:
+    """Dashboard-owned placements, for those who may change placements (the roles work replaces this)."""
+    return not placement.read_only and service.can_change(user)
+
+
+def preview(placement: Placement, tolerations: Any, *, now: datetime | None = None) -> dict[str, Any]:
+    """The what-if answer (decision diff, ranking, conditions) with these tolerations; writes nothing.
+
+    Raises ValidationError({path: reason}) for tolerations `save` would refuse.
+    """
+    tolerations = _validated(placement, tolerations)
+    spec = spec_with(placement, tolerations)
+    override = {"tolerations": tolerations} if placement.is_ocm else {"policy": spec["policy"]}
+    try:
+        return whatif.preview(placement, override, now=now)
+    except ManifestError as exc:  # a Fleet scheduling abort, reported on spec.policy
+        raise ValidationError({exc.field: exc.message}) from None
+
+
+def removed_with_reasons(answer: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The clusters a preview removes, each with the scheduler's sentence for why."""
+    explanations = answer.get("explanations") or {}
+    return [
+        (name, (explanations.get(name) or {}).get("filteredBy") or "ranked below the selected clusters")
+        for name in answer["diff"]["removed"]
+    ]
+
+
+def save(
+    placement: Placement, tolerations: Any, *, actor: AbstractBaseUser, request: HttpRequest | None = None
+) -> Placement:
+    """Apply the tolerations (rescheduled, recorded in the placement's history) and audit the change.
+
+    Raises PermissionDenied (audited; `service.ReadOnlyPlacement` for hub-owned placements) or
+    ValidationError({path: reason}).
+    """
+    before = current(placement)
+    if not can_edit(actor, placement):
+        audit.record(
+            actor, ACTION, placement, hub=placement.hub, before=before, outcome=AuditEntry.Outcome.DENIED,
+            request=request,
+        )
+        if placement.read_only:
+            raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
+        raise PermissionDenied(f"{actor.get_username()} may not change placements")
+    tolerations = _validated(placement, tolerations)
+    service.apply_spec(placement, spec_with(placement, tolerations), actor=actor, trigger=TRIGGER)
+    after = current(placement)
+    audit.record(
+        actor, ACTION, placement, hub=placement.hub, before=before, after=after,
+        outcome=AuditEntry.Outcome.OK if after != before else AuditEntry.Outcome.NO_OP, request=request,
+    )
+    return placement

@@ -1,0 +1,141 @@
+"""Shared by the staged update run tests: a frozen-clock Fleet demo hub, a dashboard-owned External CRP
+on it, a strategy and a run, and small readers of the run's status."""
+
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from inventory.demohub import DemoHub
+from inventory.demohub.store import Clock
+from inventory.models import Hub
+from placement import rollouts, service
+from placement.models import Placement, StagedUpdateRun, StagedUpdateStrategy
+from tests.factories import UserFactory, synced_demo_hub_row
+
+CANARY = ["eks-us-east-1-staging-008", "eks-us-east-1-staging-016"]
+# in name order, as a stage without a sorting key updates them
+PROD = ["aks-northeurope-prod-019", "aks-westus2-prod-001", "eks-eu-central-1-prod-009"]
+STRATEGY_SPEC: dict[str, Any] = {
+    "stages": [
+        {
+            "name": "canary",
+            "labelSelector": {"matchLabels": {"environment": "staging"}},
+            "afterStageTasks": [{"type": "Approval"}],
+        },
+        {
+            "name": "prod",
+            "labelSelector": {"matchLabels": {"environment": "prod"}},
+            "maxConcurrency": 2,
+            "afterStageTasks": [{"type": "TimedWait", "waitTime": "10m"}],
+        },
+    ]
+}
+
+
+def crp_spec(clusters: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": "checkout"}],
+        "policy": {"placementType": "PickFixed", "clusterNames": clusters or [*CANARY, *PROD]},
+        "strategy": {"type": "External"},
+    }
+
+
+@pytest.fixture(name="editor")
+def editor_fixture(db: None) -> User:
+    return UserFactory(username="editor", is_staff=True)
+
+
+@pytest.fixture(name="fleet_hub")
+def fleet_hub_fixture(tasks_in_process: None) -> Iterator[DemoHub]:
+    """A Fleet demo hub whose clock stands still at the current second; its controllers (simulated
+    apply: Applied 2 s, Available 3 s later) act only when the test calls `reconcile()`."""
+    started = timezone.now().replace(microsecond=0)
+    with DemoHub(
+        clusters=24,
+        fleet=True,
+        seed=7,
+        clock=Clock.frozen(started),
+        controllers=True,
+        controller_seconds=0,
+        bookmark_seconds=0.2,
+        apply_seconds=2,
+        available_seconds=3,
+    ) as hub:
+        yield hub
+
+
+@pytest.fixture(name="hub_row")
+def hub_row_fixture(fleet_hub: DemoHub) -> Hub:
+    return synced_demo_hub_row(fleet_hub)
+
+
+@pytest.fixture(name="checkout")
+def checkout_fixture(hub_row: Hub, editor: User, fleet_hub: DemoHub) -> Placement:
+    """A dashboard-owned External PickFixed CRP of two staging and three prod clusters, scheduled."""
+    placement = service.create_placement(
+        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
+        hub=hub_row,
+        namespace="",
+        name="checkout",
+        spec=crp_spec(),
+        actor=editor,
+    )
+    assert placement.bindings.count() == len(CANARY) + len(PROD)
+    return placement
+
+
+@pytest.fixture(name="strategy")
+def strategy_fixture(hub_row: Hub, editor: User) -> StagedUpdateStrategy:
+    return rollouts.create_strategy(hub=hub_row, name="canary-then-prod", spec=STRATEGY_SPEC, actor=editor)
+
+
+@pytest.fixture(name="stepped_by_hand")
+def stepped_by_hand_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Creating a run or changing its state queues no step: the test steps it with a frozen `now`."""
+    monkeypatch.setattr(rollouts, "request_reconcile", lambda run: False)
+
+
+def new_run(hub: Hub, actor: User, state: str = "Initialize", name: str = "checkout-1") -> StagedUpdateRun:
+    spec = {"placementName": "checkout", "stagedRolloutStrategyName": "canary-then-prod", "state": state}
+    return rollouts.create_run(hub=hub, name=name, spec=spec, actor=actor)
+
+
+class Stepper:
+    """Steps a run the way its worker would, with the hub's clock as `now`, letting the hub act between."""
+
+    def __init__(self, hub: DemoHub, run: StagedUpdateRun) -> None:
+        self.hub, self.run = hub, run
+
+    def step(self) -> rollouts.UpdateRunStep:
+        step = rollouts.reconcile(self.run, self.hub.clock())
+        assert step is not None
+        self.run.refresh_from_db()
+        return step
+
+    def advance(self, seconds: float) -> datetime:
+        """Time passes on the hub, whose controllers (simulated apply) act on it."""
+        now = self.hub.advance(seconds)
+        self.hub.reconcile()
+        return now
+
+
+def condition(holder: Mapping[str, Any] | None, kind: str) -> tuple[str, str] | None:
+    """(status, reason) of the condition of type `kind` in `holder["conditions"]`."""
+    found = next((c for c in (holder or {}).get("conditions") or () if c["type"] == kind), None)
+    return (found["status"], found["reason"]) if found else None
+
+
+def stage(run: StagedUpdateRun, name: str) -> dict[str, Any]:
+    return next(s for s in run.status["stagesStatus"] if s["stageName"] == name)
+
+
+def cluster_states(run: StagedUpdateRun, name: str) -> dict[str, tuple[str, ...]]:
+    """Per cluster of the stage: the types of its True conditions (Started, Succeeded)."""
+    return {
+        c["clusterName"]: tuple(x["type"] for x in c.get("conditions") or () if x["status"] == "True")
+        for c in stage(run, name)["clusters"]
+    }

@@ -1,0 +1,216 @@
+"""Approving a hub-owned ClusterApprovalRequest on the demo hub, read back with the `kubernetes` client.
+
+The demo hub (runs_support) has a frozen clock and controllers that act only on `reconcile()`, so an
+approval stays "approved" until the test lets the hub's run controller accept it."""
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.utils import timezone
+from kubernetes import client
+
+from inventory.demohub import DemoHub
+from inventory.hubclient import HubClient
+from inventory.models import AuditEntry, Hub
+from placement import approvals
+from placement.models import ApprovalRequest
+from placement.scheduler.timeutil import parse_time
+from tests.factories import UserFactory, synced_demo_hub_row
+from tests.placement.runs_support import fleet_hub_fixture, hub_row_fixture  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.django_db
+
+REQUEST = "batch-jobs-rollout-1-after-staging"
+GROUP, VERSION, PLURAL = "placement.kubernetes-fleet.io", "v1beta1", "clusterapprovalrequests"
+KUBECTL_APPROVED = {
+    "type": "Approved",
+    "status": "True",
+    "reason": "ClusterApprovalRequestApproved",
+    "message": "ClusterApprovalRequest has been approved",
+}
+
+
+@pytest.fixture
+def api(fleet_hub: DemoHub) -> Iterator[client.CustomObjectsApi]:
+    configuration = client.Configuration()
+    configuration.host = fleet_hub.url
+    with client.ApiClient(configuration) as api_client:
+        yield client.CustomObjectsApi(api_client)
+
+
+@pytest.fixture
+def approver(db: None) -> User:
+    return UserFactory(username="approver", is_staff=True)
+
+
+def on_hub(api: client.CustomObjectsApi) -> dict[str, Any]:
+    return api.get_cluster_custom_object(GROUP, VERSION, PLURAL, REQUEST)
+
+
+def stored(hub_row: Hub) -> ApprovalRequest:
+    return ApprovalRequest.objects.get(hub=hub_row, name=REQUEST)
+
+
+def set_conditions(fleet_hub: DemoHub, conditions: list[dict[str, Any]]) -> None:
+    """What another writer (kubectl, a controller) does to the request's status on the hub."""
+    body = {"status": {"conditions": conditions}}
+    fleet_hub.store.patch("ClusterApprovalRequest", REQUEST, body, subresource="status")
+
+
+def outcomes() -> list[str]:
+    entries = AuditEntry.objects.filter(action=approvals.ACTION).order_by("pk")
+    return list(entries.values_list("outcome", flat=True))
+
+
+def test_the_approval_reaches_the_hub_exactly_as_kubectl_writes_it_then_is_accepted(
+    hub_row: Hub, fleet_hub: DemoHub, api: client.CustomObjectsApi, approver: User
+) -> None:
+    assert stored(hub_row).state == ApprovalRequest.State.PENDING
+    assert on_hub(api).get("status", {}).get("conditions") is None
+    before = timezone.now().replace(microsecond=0)
+
+    result = approvals.approve(stored(hub_row), approver)
+
+    obj = on_hub(api)
+    [condition] = obj["status"]["conditions"]
+    condition = dict(condition)
+    written = parse_time(condition.pop("lastTransitionTime"))
+    assert before <= written <= datetime.now(UTC)
+    assert condition == KUBECTL_APPROVED | {"observedGeneration": obj["metadata"]["generation"]}
+    assert (result.outcome, result.state) == (AuditEntry.Outcome.OK, ApprovalRequest.State.APPROVED)
+    row = stored(hub_row)
+    assert (row.state, row.resource_version) == ("approved", obj["metadata"]["resourceVersion"])
+    assert row.status == obj["status"]
+
+    fleet_hub.reconcile()  # the hub's run controller acts on the approval
+    accepted = {c["type"]: c for c in on_hub(api)["status"]["conditions"]}["ApprovalAccepted"]
+    assert (accepted["status"], accepted["reason"]) == ("True", "ApprovalRequestApprovalAccepted")
+    assert approvals.refresh_waiting([row]) == []
+    assert stored(hub_row).state == ApprovalRequest.State.ACCEPTED
+
+
+def test_the_audit_entry_names_the_actor_the_statuses_and_the_hubs_answer(
+    hub_row: Hub, api: client.CustomObjectsApi, approver: User
+) -> None:
+    approvals.approve(stored(hub_row), approver)
+    entry = AuditEntry.objects.get(action=approvals.ACTION)
+    assert (entry.actor, entry.actor_name, entry.hub, entry.outcome) == (approver, "approver", hub_row, "ok")
+    assert entry.target == REQUEST and entry.target_id == str(stored(hub_row).pk)
+    assert entry.before == {} and entry.after == on_hub(api)["status"]
+    version = stored(hub_row).resource_version
+    assert entry.hub_answer.startswith(f"approved at generation 1, resourceVersion {version}:")
+
+
+def test_approving_twice_is_a_no_op_that_writes_nothing_to_the_hub(
+    hub_row: Hub, api: client.CustomObjectsApi, approver: User
+) -> None:
+    approvals.approve(stored(hub_row), approver)
+    version = on_hub(api)["metadata"]["resourceVersion"]
+
+    again = approvals.approve(stored(hub_row), UserFactory(username="second", is_staff=True))
+
+    assert (again.outcome, again.state) == (AuditEntry.Outcome.NO_OP, ApprovalRequest.State.APPROVED)
+    assert again.message == f"{REQUEST} was already approved, waiting for acceptance; nothing to do."
+    assert on_hub(api)["metadata"]["resourceVersion"] == version
+    assert outcomes() == ["ok", "no-op"]
+
+
+def test_a_stale_approval_is_pending_and_approving_rewrites_it_at_the_current_generation(
+    hub_row: Hub, fleet_hub: DemoHub, api: client.CustomObjectsApi, approver: User
+) -> None:
+    stale = KUBECTL_APPROVED | {"observedGeneration": 1, "lastTransitionTime": "2026-11-20T10:00:00Z"}
+    set_conditions(fleet_hub, [stale])
+    # a spec change bumps the generation: the approval above is now for an older generation
+    fleet_hub.store.patch("ClusterApprovalRequest", REQUEST, {"spec": {"note": "edited"}})
+    fleet_hub.reconcile()
+    assert [c["type"] for c in on_hub(api)["status"]["conditions"]] == ["Approved"]  # the hub ignored it
+    synced_demo_hub_row(fleet_hub)
+    assert stored(hub_row).state == ApprovalRequest.State.PENDING
+
+    result = approvals.approve(stored(hub_row), approver)
+
+    assert result.outcome == AuditEntry.Outcome.OK
+    # meta.SetStatusCondition: the status did not flip, so lastTransitionTime stays
+    assert on_hub(api)["status"]["conditions"] == [stale | {"observedGeneration": 2}]
+    fleet_hub.reconcile()
+    assert approvals.approval_state(on_hub(api)) == "accepted"
+
+
+def test_a_concurrent_write_on_the_hub_is_read_again_and_kept(
+    hub_row: Hub, fleet_hub: DemoHub, api: client.CustomObjectsApi, approver: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Someone else writes the object between our read and our patch: 409, read again, nothing lost."""
+    other = {"type": "Reviewed", "status": "True", "reason": "ByHand", "message": "",
+             "lastTransitionTime": "2026-11-20T10:00:00Z"}
+    read = HubClient.get_approval_request
+    reads = []
+
+    def read_then_someone_writes(self: HubClient, name: str) -> dict[str, Any]:
+        obj = read(self, name)
+        reads.append(obj["metadata"]["resourceVersion"])
+        if len(reads) == 1:
+            set_conditions(fleet_hub, [other])
+        return obj
+
+    monkeypatch.setattr(HubClient, "get_approval_request", read_then_someone_writes)
+    result = approvals.approve(stored(hub_row), approver)
+
+    assert result.outcome == AuditEntry.Outcome.OK
+    assert len(reads) == 3  # read, 409, read again, patch, read back
+    assert [c["type"] for c in on_hub(api)["status"]["conditions"]] == ["Reviewed", "Approved"]
+
+
+@pytest.mark.parametrize("failing", ["read", "patch"])
+def test_a_hub_failure_is_an_error_and_nothing_is_approved(
+    failing: str, hub_row: Hub, fleet_hub: DemoHub, api: client.CustomObjectsApi, approver: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if failing == "read":
+        fleet_hub.fail_next(1)
+    else:
+        read = HubClient.get_approval_request
+
+        def read_then_fail(self: HubClient, name: str) -> dict[str, Any]:
+            obj = read(self, name)
+            fleet_hub.fail_next(1)
+            return obj
+
+        monkeypatch.setattr(HubClient, "get_approval_request", read_then_fail)
+
+    with pytest.raises(approvals.ApprovalFailed, match=f"{REQUEST} was not approved: hub demo: .*HTTP 500"):
+        approvals.approve(stored(hub_row), approver)
+
+    assert on_hub(api).get("status", {}).get("conditions") is None
+    assert stored(hub_row).state == ApprovalRequest.State.PENDING
+    entry = AuditEntry.objects.get(action=approvals.ACTION)
+    assert (entry.outcome, entry.actor) == (AuditEntry.Outcome.FAILED, approver)
+    assert "HTTP 500" in entry.hub_answer
+
+
+def test_a_user_without_the_permission_is_refused_and_nothing_is_written(
+    hub_row: Hub, api: client.CustomObjectsApi
+) -> None:
+    viewer = UserFactory(username="viewer")
+    version = on_hub(api)["metadata"]["resourceVersion"]
+
+    with pytest.raises(PermissionDenied, match=r"needs staff or the placement\.change_approvalrequest"):
+        approvals.approve(stored(hub_row), viewer)
+
+    assert on_hub(api)["metadata"]["resourceVersion"] == version
+    assert stored(hub_row).state == ApprovalRequest.State.PENDING
+    assert outcomes() == [AuditEntry.Outcome.DENIED]
+
+
+def test_the_model_permission_is_enough_without_staff(hub_row: Hub) -> None:
+    from django.contrib.auth.models import Permission
+
+    user = UserFactory(username="releaser")
+    user.user_permissions.add(Permission.objects.get(codename="change_approvalrequest"))
+    user = User.objects.get(pk=user.pk)  # permissions are cached per instance
+    assert approvals.can_approve(user, stored(hub_row))
+    assert approvals.approve(stored(hub_row), user).outcome == AuditEntry.Outcome.OK

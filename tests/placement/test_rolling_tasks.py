@@ -1,0 +1,95 @@
+"""How rounds are triggered and queued: after reschedules, at the requeue time, once per due moment."""
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from fleetui.celery import app
+from placement import rolling, service, tasks
+from placement.models import Placement
+from placement.scheduler.timeutil import format_time
+from tests.placement.rollout_hub import AVAILABLE, SPEC, offline_crp
+
+pytestmark = pytest.mark.django_db
+
+
+def rollout(placement: Placement) -> dict[str, Any]:
+    placement.refresh_from_db()
+    return placement.status.get("rollout") or {}
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple, dict]]:
+    """With a broker: what `apply_async` was asked to queue (nothing runs)."""
+    calls: list[tuple[tuple, dict]] = []
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    monkeypatch.setattr(
+        tasks.rolling_update_round, "apply_async", lambda args, **kw: calls.append((args, kw))
+    )
+    return calls
+
+
+def test_a_reschedule_that_changes_bindings_runs_a_round(editor: User) -> None:
+    placement = offline_crp()
+    rolling.run_round(placement)
+    placement.bindings.update(status=AVAILABLE)
+    assert rollout(placement)["round"] == 1
+    spec = {**SPEC, "policy": {"placementType": "PickN", "numberOfClusters": 2}}
+    service.apply_spec(placement, spec, actor=editor)
+    # the scheduler unscheduled bindings (this hub has no member clusters); the round that followed
+    # removed as many as maxUnavailable allows
+    summary = rollout(placement)
+    assert summary["round"] == 2 and len(summary["removed"]) == summary["budgets"]["maxToRemove"] == 2
+    left = [row.spec["targetCluster"] for row in placement.bindings.all()]
+    assert sorted(left + summary["removed"]) == ["m1", "m2", "m3"]
+
+
+def test_the_next_round_is_queued_at_its_requeue_time(queued: list) -> None:
+    placement = offline_crp()
+    now = timezone.now().replace(microsecond=0)
+    summary = rolling.run_round(placement, now)
+    assert summary["requeueAt"] == format_time(now + rolling.POLL)
+    [(args, options)] = queued
+    assert args == (placement.pk, summary["requeueAt"]) and 0 < options["countdown"] <= 5
+
+
+def test_a_round_queued_for_a_superseded_moment_is_skipped() -> None:
+    placement = offline_crp()
+    now = timezone.now()
+    later = format_time(now + timedelta(minutes=5))
+    placement.status = {"rollout": {"round": 7, "requeueAt": later}}
+    placement.save(update_fields=["status"])
+    assert rolling.run_round(placement, now, due=format_time(now)) is None
+    assert rolling.run_round(placement, now, due=later)["round"] == 8
+
+
+def test_finished_rollouts_queue_nothing(queued: list) -> None:
+    placement = offline_crp(spec={**SPEC, "strategy": {"type": "External"}})
+    assert rolling.run_round(placement) is None and queued == []
+
+
+def test_beat_picks_up_rounds_whose_message_was_lost() -> None:
+    now = timezone.now()
+    lost = offline_crp()
+    lost.status = {"rollout": {"round": 1, "requeueAt": format_time(now - timedelta(minutes=5))}}
+    lost.save(update_fields=["status"])
+    assert rolling.overdue(now) == [lost.pk]
+    assert tasks.rolling_update_due_rounds() == [lost.pk]
+    # run in-process by the eager task: the round happened and set the next moment
+    assert rollout(lost)["round"] == 2
+
+
+def test_in_process_the_page_runs_a_round_that_is_due(monkeypatch: pytest.MonkeyPatch) -> None:
+    placement = offline_crp()
+    now = timezone.now()
+    rolling.run_round(placement, now)
+    rolling.catch_up(placement, now)  # not due yet
+    assert rollout(placement)["round"] == 1
+    rolling.catch_up(placement, now + timedelta(minutes=1))
+    assert rollout(placement)["round"] == 2
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    rolling.catch_up(placement, now + timedelta(minutes=2))  # a worker holds the round
+    assert rollout(placement)["round"] == 2

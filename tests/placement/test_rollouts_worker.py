@@ -1,0 +1,72 @@
+"""A real Celery worker (Redis broker, PostgreSQL) steps a dashboard-owned run at its requeue time:
+the run's first step queues the next 15 s later, and the worker takes it then, with the demo hub's
+controllers applying bindings in real time meanwhile."""
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.contrib.auth.models import User
+
+from fleetui.celery import app
+from inventory.demohub import DemoHub
+from placement import rollouts, service
+from placement.models import Placement, StagedUpdateRun
+from tests.factories import UserFactory, synced_demo_hub_row
+from tests.placement.runs_support import CANARY, STRATEGY_SPEC, cluster_states, crp_spec
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def live_hub() -> Iterator[DemoHub]:
+    """Real time; the controllers tick every 0.2 s and a binding is available 2 s after it changes."""
+    with DemoHub(
+        clusters=24,
+        fleet=True,
+        seed=7,
+        controllers=True,
+        controller_seconds=0.2,
+        apply_seconds=1,
+        available_seconds=1,
+        bookmark_seconds=0.2,
+    ) as hub:
+        yield hub
+
+
+def wait_for(condition, seconds: float, what: str) -> float:
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < seconds, f"{what} did not happen within {seconds} s"
+        time.sleep(0.2)
+    return time.monotonic() - started
+
+
+def test_the_worker_takes_the_next_step_at_the_requeue_time(
+    broker_url: str, database_url: str, live_hub: DemoHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    editor: User = UserFactory(username="editor", is_staff=True)
+    hub = synced_demo_hub_row(live_hub)
+    app.control.purge()  # messages of other runs are not this test's
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        kind = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
+        service.create_placement(
+            kind=kind, hub=hub, namespace="", name="checkout", spec=crp_spec(), actor=editor
+        )
+        rollouts.create_strategy(hub=hub, name="canary-then-prod", spec=STRATEGY_SPEC, actor=editor)
+        spec = {"placementName": "checkout", "stagedRolloutStrategyName": "canary-then-prod", "state": "Run"}
+        run = rollouts.create_run(hub=hub, name="checkout-1", spec=spec, actor=editor)
+
+        def states() -> dict:
+            fresh = StagedUpdateRun.objects.get(pk=run.pk)
+            return cluster_states(fresh, "canary") if fresh.status.get("stagesStatus") else {}
+
+        wait_for(lambda: states().get(CANARY[0]) == ("Started",), 20, "the first step")
+        first = StagedUpdateRun.objects.get(pk=run.pk).requeue_at
+        assert first is not None
+        # the cluster is available after 2 s; nothing happens until the step due 15 s after the first
+        waited = wait_for(lambda: states().get(CANARY[1]) == ("Started",), 40, "the step at the requeue time")
+        assert waited > 8
+    assert states()[CANARY[0]] == ("Started", "Succeeded")

@@ -1,0 +1,118 @@
+"""The toleration editor on the placement page: loaded into its placeholder by htmx, preview (decision diff),
+save (redirect without htmx), errors under the fields, read-only for hub-owned placements, 403 otherwise."""
+
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from inventory.models import AuditEntry
+from placement import tolerations
+from placement.models import Placement
+from tests.editors import dashboard_copy, rows_data
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+# rows as a browser posts them: every field, blank ones empty
+GPU = {
+    "key": "nvidia.com/gpu", "operator": "Exists", "value": "", "effect": "NoSelect", "tolerationSeconds": ""
+}
+UNREACHABLE = {
+    "key": "cluster.open-cluster-management.io/unreachable", "operator": "Exists", "value": "", "effect": "",
+    "tolerationSeconds": "600",
+}
+
+
+@pytest.fixture
+def ops(db: None):
+    return UserFactory(username="ops", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def ops_client(client: Client, ops) -> Client:
+    client.force_login(ops)
+    return client
+
+
+@pytest.fixture
+def gpu_copy(demo_fleet, ops) -> Placement:
+    """A dashboard-owned copy of gpu-inference that takes every feasible cluster."""
+    return dashboard_copy("gpu-inference", "gpu-copy", ops, drop=("numberOfClusters",))
+
+
+def url(placement: Placement) -> str:
+    return reverse("placement:placement-tolerations", args=[placement.pk])
+
+
+def test_the_placement_page_loads_the_editor_into_its_placeholder(ops_client: Client, gpu_copy) -> None:
+    page = ops_client.get(reverse("placement:placement-detail", args=[gpu_copy.pk])).content.decode()
+    assert f'hx-get="{url(gpu_copy)}" hx-trigger="load"' in page
+    section = ops_client.get(url(gpu_copy), **HTMX).content.decode()
+    assert "<html" not in section and 'id="toleration-editor"' in section
+    assert 'value="nvidia.com/gpu"' in section and 'value="600"' in section
+    assert 'name="tolerations-TOTAL_FORMS" value="3"' in section
+    assert "<html" in ops_client.get(url(gpu_copy)).content.decode()  # without JavaScript: a page
+
+
+def test_preview_shows_the_decision_diff_and_saves_nothing(ops_client: Client, gpu_copy) -> None:
+    data = rows_data("tolerations", [{**GPU, "DELETE": "on"}, UNREACHABLE], initial=2, action="preview")
+    response = ops_client.post(url(gpu_copy), data, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    removed = '<ul id="toleration-removed"><li>prod-usw2-gpu: <span class="reason">taint nvidia.com/gpu=a100'
+    assert removed in html
+    gpu_copy.refresh_from_db()
+    assert len(tolerations.current(gpu_copy)) == 2
+
+
+def test_save_applies_and_redirects_without_htmx(ops_client: Client, gpu_copy) -> None:
+    data = rows_data("tolerations", [{**GPU, "DELETE": "on"}, UNREACHABLE], initial=2, action="save")
+    response = ops_client.post(url(gpu_copy), data)
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/placements/{gpu_copy.pk}/#tolerations-section")
+    gpu_copy.refresh_from_db()
+    assert gpu_copy.spec["tolerations"] == [
+        {"key": UNREACHABLE["key"], "operator": "Exists", "tolerationSeconds": 600}
+    ]
+    assert AuditEntry.objects.get(action="placement.tolerations").actor_name == "ops"
+    html = ops_client.post(url(gpu_copy), rows_data("tolerations", [UNREACHABLE], initial=1, action="save"),
+                           **HTMX).content.decode()
+    assert "Saved; the placement was rescheduled." in html
+
+
+def test_invalid_rows_answer_400_with_upstream_messages(ops_client: Client, gpu_copy) -> None:
+    rows = [GPU, {**UNREACHABLE, "key": "", "operator": "Equal"}, {"key": "x", "operator": "Equal",
+                                                                  "effect": "", "tolerationSeconds": "soon"}]
+    data = rows_data("tolerations", rows, initial=2, action="save")
+    response = ops_client.post(url(gpu_copy), data, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert 'id="tolerations-2-tolerationSeconds-errors"><li>Enter a whole number.' in html
+    rows[2]["tolerationSeconds"] = ""
+    html = ops_client.post(url(gpu_copy), rows_data("tolerations", rows, initial=2, action="save"),
+                           **HTMX).content.decode()
+    assert 'id="tolerations-1-errors"><li>If the key is empty, operator must be Exists.' in html
+    gpu_copy.refresh_from_db()
+    assert len(tolerations.current(gpu_copy)) == 2
+
+
+def test_hub_owned_placements_are_read_only(ops_client: Client, demo_fleet) -> None:
+    mirror = Placement.objects.get(name="gpu-inference")
+    html = ops_client.get(url(mirror), **HTMX).content.decode()
+    assert 'id="toleration-editor"' not in html and "nvidia.com/gpu" in html
+    assert "Read-only: this placement belongs to hub manifests" in html
+    response = ops_client.post(url(mirror), rows_data("tolerations", [], initial=2, action="save"), **HTMX)
+    assert response.status_code == 403
+    mirror.refresh_from_db()
+    assert len(tolerations.current(mirror)) == 2
+
+
+def test_without_permission_every_button_answers_403(client: Client, gpu_copy) -> None:
+    client.force_login(UserFactory(username="reader"))
+    for action in ("add", "preview", "save"):
+        response = client.post(url(gpu_copy), rows_data("tolerations", [], initial=2, action=action), **HTMX)
+        assert response.status_code == 403
+    gpu_copy.refresh_from_db()
+    assert len(tolerations.current(gpu_copy)) == 2

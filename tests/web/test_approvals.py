@@ -1,0 +1,48 @@
+"""Chromium approves the demo hub's pending request in the inbox and sees the hub accept it."""
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from inventory.demohub import DemoHub
+from tests.factories import UserFactory, synced_demo_hub_row
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+REQUEST = "batch-jobs-rollout-1-after-staging"
+
+
+@pytest.fixture
+def fleet_hub() -> Iterator[DemoHub]:
+    """The demo hub with its controllers ticking in the background, as `make run` has it."""
+    with DemoHub(clusters=24, fleet=True, seed=7, controllers=True) as hub:
+        yield hub
+
+
+def test_approve_in_the_browser_then_accepted_and_the_badge_drops(
+    browser, live_server, password, fleet_hub: DemoHub, tasks_in_process: None
+) -> None:
+    synced_demo_hub_row(fleet_hub)
+    page = browser.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", UserFactory(username="releaser", is_staff=True).username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r".*/$"))
+    assert page.inner_text("#approvals-badge") == "1"
+
+    page.click("nav >> text=Approvals")
+    row = page.locator("#approvals tbody tr", has_text=REQUEST)
+    assert row.locator(".approval-state").inner_text() == "pending"
+    assert "staging" in row.inner_text() and "after stage" in row.inner_text()
+
+    row.get_by_role("button", name=f"Approve {REQUEST}").click()
+    page.wait_for_url(re.compile(r".*/approvals/$"))
+    assert page.inner_text("#approval-message").startswith(f"{REQUEST}: ")
+    # the row re-reads the hub every second until the hub's run controller accepted the approval
+    page.locator("#approvals tbody tr[data-state='accepted']", has_text=REQUEST).wait_for()
+    assert row.locator(".approval-state").inner_text() == "accepted"
+    assert page.inner_text("#approvals-badge") == ""
+    page.close()
