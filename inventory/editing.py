@@ -1,8 +1,8 @@
 """Edits of hub objects from the inventory: cluster taints and cluster-set bindings.
 
 Every edit is validated here (Kubernetes' rules, in apimachinery's field-error wording, so the page
-and the API say the same), authorised by one function per action (`can_edit_taints`, `can_bind`:
-the cluster-set roles replace only these), written to the hub, and the row is then refreshed from
+and the API say the same), authorised by one function per action (`can_edit_taints`, `can_bind`, both
+cluster-set admin roles of inventory.roles), written to the hub, and the row is then refreshed from
 the hub's answer through the sync's own path (`sync.apply_event`, which also fires the change hook
 that reschedules placements). Each attempt is audited with before/after and the hub's answer; a hub
 that refuses or cannot be reached changes nothing locally.
@@ -27,7 +27,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest
 from django.utils import timezone
 
-from inventory import audit, queries, scheduler_inputs, sync
+from inventory import audit, queries, roles, scheduler_inputs, sync
 from inventory.hubclient import KINDS_BY_NAME, HubClient, HubError
 from inventory.models import AuditEntry, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
 from placement import queries as placement_queries
@@ -43,8 +43,6 @@ from placement.scheduler.ocm.taints import cluster_tolerated, toleration_error, 
 from placement.scheduler.ocm.types import NO_SELECT, NO_SELECT_IF_NEW, PREFER_NO_SELECT
 from placement.scheduler.timeutil import format_time
 
-TAINT_PERMISSION = "inventory.change_managedcluster"
-BIND_PERMISSION = "inventory.change_managedclustersetbinding"
 TAINTS_ACTION, BIND_ACTION, UNBIND_ACTION = "cluster.taints", "clusterset.bind", "clusterset.unbind"
 OCM_CLUSTER, FLEET_CLUSTER = ManagedCluster.Kind.MANAGED_CLUSTER, ManagedCluster.Kind.MEMBER_CLUSTER
 # The effects each kind's CRD allows, in the order the editor offers them.
@@ -68,13 +66,13 @@ Snapshots = tuple[service.HubSnapshot, service.HubSnapshot]
 
 
 def can_edit_taints(user: AbstractBaseUser, cluster: ManagedCluster) -> bool:
-    """Staff, or the Django permission; later: admin of a set the cluster belongs to."""
-    return bool(user.is_staff or user.has_perm(TAINT_PERMISSION))
+    """Admin of a set the cluster belongs to, or a superuser (integrations §4)."""
+    return roles.can_administer_cluster(user, cluster)
 
 
 def can_bind(user: AbstractBaseUser, cluster_set: ManagedClusterSet) -> bool:
-    """Staff, or the Django permission; later: admin of `cluster_set`."""
-    return bool(user.is_staff or user.has_perm(BIND_PERMISSION))
+    """Admin of `cluster_set`, or a superuser: binding it hands its clusters to a namespace."""
+    return roles.can_administer_set(user, cluster_set)
 
 
 def _refuse(

@@ -26,7 +26,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from inventory import audit
+from inventory import audit, roles
 from inventory.hubclient import APPROVAL_REQUEST, KINDS_BY_NAME, HubClient, HubError
 from inventory.models import AuditEntry, Hub
 from inventory.sync import apply_event
@@ -37,8 +37,7 @@ from placement.scheduler.rollout.approval import APPROVED, PENDING, approval_sta
 from placement.scheduler.timeutil import parse_time
 
 ACTION = "approval.approve"
-CHANGE_PERMISSION = "placement.change_approvalrequest"
-DENIED = "Approving needs staff or the placement.change_approvalrequest permission."
+DENIED = "Approving needs the admin role on cluster sets that hold every cluster of the stage."
 OPEN_STATES = (ApprovalRequest.State.PENDING, ApprovalRequest.State.APPROVED)
 # kubectl fleet approve retries a 409 Conflict (client-go's retry.DefaultRetry: 5 steps); so do we.
 CONFLICT_ATTEMPTS = 5
@@ -79,13 +78,16 @@ class InboxEntry:
 
 
 def can_approve(user: AbstractBaseUser, request: ApprovalRequest) -> bool:
-    """Staff or the model permission, for every request (issue 6: admins of the stage's cluster sets)."""
-    return bool(user.is_active and (user.is_staff or user.has_perm(CHANGE_PERMISSION)))
+    """Admins of cluster sets that together hold every cluster of the request's stage, and superusers
+    (integrations §4: approving a rollout that touches a set's clusters is the set admin's call)."""
+    return roles.can_approve_clusters(user, request.hub, stage_clusters(request))
 
 
 def visible_requests(user: AbstractBaseUser) -> QuerySet[ApprovalRequest]:
-    """Every approval request the user may see, oldest first (the longest waiting on top)."""
-    return ApprovalRequest.objects.select_related("hub", "run").order_by("created", "pk")
+    """The approval requests the user may see (those of runs of placements they see), oldest first
+    (the longest waiting on top)."""
+    rows = ApprovalRequest.objects.select_related("hub", "run").order_by("created", "pk")
+    return roles.restrict(rows, user)
 
 
 def pending_approvals(user: AbstractBaseUser) -> QuerySet[ApprovalRequest]:
@@ -93,18 +95,18 @@ def pending_approvals(user: AbstractBaseUser) -> QuerySet[ApprovalRequest]:
     return visible_requests(user).filter(state__in=OPEN_STATES)
 
 
-def pending_count() -> int:
-    """Requests nobody has approved yet: the navigation bar's badge (one indexed count)."""
-    return ApprovalRequest.objects.filter(state=ApprovalRequest.State.PENDING).count()
+def pending_count(user: AbstractBaseUser) -> int:
+    """Requests the user sees that nobody has approved yet: the navigation bar's badge (one count)."""
+    return roles.restrict(ApprovalRequest.objects.filter(state=ApprovalRequest.State.PENDING), user).count()
 
 
 def inbox_entries(rows: Iterable[ApprovalRequest], user: AbstractBaseUser) -> list[InboxEntry]:
+    """The inbox rows; who may approve which is decided for the whole page at once (two queries)."""
+    stages = [(row, stage_clusters(row)) for row in rows]
+    allowed = roles.can_approve_stages(user, [(row.hub_id, names) for row, names in stages])
     return [
-        InboxEntry(
-            row, task_kind(row), stage_clusters(row), waiting_since(row), can_approve(user, row),
-            can_stop_run(user, row),
-        )
-        for row in rows
+        InboxEntry(row, task_kind(row), names, waiting_since(row), may, can_stop_run(user, row))
+        for (row, names), may in zip(stages, allowed, strict=True)
     ]
 
 

@@ -12,4 +12,4 @@ def approvals_badge(request: HttpRequest) -> dict[str, object]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    return {"pending_approval_count": SimpleLazyObject(approvals.pending_count)}
+    return {"pending_approval_count": SimpleLazyObject(lambda: approvals.pending_count(user))}

@@ -1,10 +1,11 @@
 """The demo hub as a real peer (served over HTTP on an ephemeral port, reached with the real client), the
-cluster set with its one admin that the roles tests start from, and what the editors' tests start from."""
+cluster set with its one admin that the roles tests start from, and what the editors' tests start from:
+the admins who may edit, and the users who see what they would edit but may not."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 
@@ -69,3 +70,62 @@ def root(db: None) -> User:
 def root_client(client: Client, root: User) -> Client:
     client.force_login(root)
     return client
+
+
+# --- the editors' users, on the demo hub: cluster-set admin roles allow the edits (inventory.editing)
+
+# Users who may not edit: each sees the target, so the refusal is the admin check's, not a 404.
+REFUSED = ("viewer", "staff with the model permissions", "admin of another set")
+OLD_PERMISSIONS = ("change_managedcluster", "change_managedclustersetbinding")
+
+DemoRole = Callable[[str, str, str], User]
+
+
+@pytest.fixture
+def demo_role(synced_hub: Hub) -> DemoRole:
+    """`demo_role("staging", "admin", "ops")`: user ops (created if new) with that role on the demo hub's
+    set staging."""
+
+    def grant(set_name: str, role: str, username: str) -> User:
+        user = UserFactory(username=username)
+        cluster_set = ManagedClusterSet.objects.get(hub=synced_hub, name=set_name)
+        ClusterSetRoleFactory(cluster_set=cluster_set, role=role, user=user)
+        return user
+
+    return grant
+
+
+@pytest.fixture
+def staging_admin(demo_role: DemoRole) -> User:
+    """User ops, admin of the demo hub's set staging: may bind and unbind it."""
+    return demo_role("staging", ClusterSetRole.Role.ADMIN, "ops")
+
+
+@pytest.fixture
+def gpu_admin(demo_role: DemoRole) -> User:
+    """User gpu-admin, admin of the demo hub's set gpu-clusters: may edit the taints of
+    aks-northeurope-dev-021 (the ManagedCluster, and the Fleet MemberCluster of that name through it)."""
+    return demo_role("gpu-clusters", ClusterSetRole.Role.ADMIN, "gpu-admin")
+
+
+def _refused(demo_role: DemoRole, kind: str, viewed_set: str) -> User:
+    """User refused: a viewer of `viewed_set`, and the REFUSED `kind` of user besides."""
+    if kind == "staff with the model permissions":
+        staff = UserFactory(username="refused", is_staff=True)
+        staff.user_permissions.add(*Permission.objects.filter(codename__in=OLD_PERMISSIONS))
+    elif kind == "admin of another set":
+        demo_role("production", ClusterSetRole.Role.ADMIN, "refused")
+    return demo_role(viewed_set, ClusterSetRole.Role.VIEW, "refused")
+
+
+@pytest.fixture(params=REFUSED)
+def refused_binder(request: pytest.FixtureRequest, demo_role: DemoRole) -> User:
+    """Sees the demo hub's set staging (a view role) but may not bind it."""
+    return _refused(demo_role, request.param, "staging")
+
+
+@pytest.fixture(params=REFUSED)
+def refused_taint_editor(request: pytest.FixtureRequest, demo_role: DemoRole) -> User:
+    """Sees aks-northeurope-dev-021 (a view role on the demo hub's set global, which holds it; set
+    production does not) but may not edit its taints."""
+    return _refused(demo_role, request.param, "global")

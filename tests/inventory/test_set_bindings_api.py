@@ -1,5 +1,5 @@
-"""POST /api/cluster-set-bindings/ binds a set to a namespace on its hub; DELETE unbinds it; 400 naming the
-field, 403 when not allowed, 502 when the hub refuses."""
+"""POST /api/cluster-set-bindings/ binds a set to a namespace on its hub; DELETE unbinds it (admins of the
+set); 400 naming the field, 403 when not allowed, 502 when the hub refuses."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from inventory.demohub import DemoHub
 from inventory.models import AuditEntry, ManagedClusterSetBinding
-from tests.factories import ClusterSetRoleFactory, ManagedClusterSetBindingFactory, UserFactory
+from tests.factories import ManagedClusterSetBindingFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -20,15 +20,17 @@ def api(user: User | None = None) -> APIClient:
     return client
 
 
-def test_post_binds_and_delete_unbinds(demo_hub: DemoHub, staging) -> None:
-    response = api().post(URL, {"cluster_set": staging.pk, "namespace": "team-a"}, format="json")
+def test_an_admin_of_the_set_posts_to_bind_and_deletes_to_unbind(
+    demo_hub: DemoHub, staging, staging_admin: User
+) -> None:
+    response = api(staging_admin).post(URL, {"cluster_set": staging.pk, "namespace": "team-a"}, format="json")
     assert response.status_code == 201
     body = response.json()
     assert (body["namespace"], body["name"], body["cluster_set"], body["hub"]) == (
         "team-a", "staging", "staging", "demo"
     )
     assert demo_hub.store.get("ManagedClusterSetBinding", "staging", namespace="team-a")
-    deleted = api().delete(f"{URL}{body['id']}/")
+    deleted = api(staging_admin).delete(f"{URL}{body['id']}/")
     assert deleted.status_code == 204
     assert not ManagedClusterSetBinding.objects.filter(pk=body["id"]).exists()
     assert demo_hub.store.names("ManagedClusterSetBinding", namespace="team-a") == []
@@ -55,12 +57,12 @@ def test_invalid_input_answers_400_naming_the_field(staging, body: dict, field: 
     assert not ManagedClusterSetBinding.objects.filter(namespace="team-a").exists()
 
 
-def test_not_allowed_answers_403_and_writes_nothing(demo_hub: DemoHub, staging) -> None:
-    viewer = ClusterSetRoleFactory(cluster_set=staging, user=UserFactory(username="viewer")).user
-    response = api(viewer).post(URL, {"cluster_set": staging.pk, "namespace": "team-a"}, format="json")
+def test_not_allowed_answers_403_and_writes_nothing(demo_hub: DemoHub, staging, refused_binder: User) -> None:
+    refused = api(refused_binder)
+    response = refused.post(URL, {"cluster_set": staging.pk, "namespace": "team-a"}, format="json")
     assert response.status_code == 403
     binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, cluster_set="staging")
-    assert api(viewer).delete(f"{URL}{binding.pk}/").status_code == 403
+    assert refused.delete(f"{URL}{binding.pk}/").status_code == 403
     assert demo_hub.store.names("ManagedClusterSetBinding", namespace="team-a") == []
     assert ManagedClusterSetBinding.objects.filter(pk=binding.pk).exists()
 

@@ -1,13 +1,14 @@
 """Bind and unbind on the cluster-set page: htmx swaps the bindings section; without it, a redirect or the
-section's own page with the errors; 403 without permission; the hub's refusal shown."""
+section's own page with the errors; 403 without the set's admin role, 404 for a set one cannot see; the
+hub's refusal shown."""
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from inventory.demohub import DemoHub
 from inventory.models import AuditEntry, ManagedClusterSet, ManagedClusterSetBinding
-from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -30,14 +31,17 @@ def test_the_set_page_offers_bind_and_unbind(root_client: Client, staging) -> No
     assert f'action="{unbind_url(binding)}"' in html
 
 
-def test_bind_then_unbind_through_htmx(root_client: Client, demo_hub: DemoHub, staging) -> None:
-    response = root_client.post(bind_url(staging), {"namespace": "team-a"}, **HTMX)
+def test_an_admin_of_the_set_binds_then_unbinds_through_htmx(
+    client: Client, demo_hub: DemoHub, staging, staging_admin: User
+) -> None:
+    client.force_login(staging_admin)
+    response = client.post(bind_url(staging), {"namespace": "team-a"}, **HTMX)
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
     assert "Bound to namespace team-a." in html and "<td>team-a</td>" in html
     assert demo_hub.store.get("ManagedClusterSetBinding", "staging", namespace="team-a")
     binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, namespace="team-a")
-    html = root_client.post(unbind_url(binding), **HTMX).content.decode()
+    html = client.post(unbind_url(binding), **HTMX).content.decode()
     assert "Unbound from namespace team-a." in html and "<td>team-a</td>" not in html
     assert "team-a" not in demo_hub.store.names("ManagedClusterSetBinding", namespace="team-a")
 
@@ -65,13 +69,25 @@ def test_without_htmx_bind_redirects_and_a_hub_refusal_shows_on_the_bindings_pag
     assert done["Location"] == reverse("inventory:clusterset-detail", args=[staging.pk]) + "#bindings-section"
 
 
-def test_without_permission_bind_and_unbind_answer_403(client: Client, demo_hub: DemoHub, staging) -> None:
-    client.force_login(UserFactory(username="viewer"))
+def test_without_the_admin_role_bind_and_unbind_answer_403(
+    client: Client, demo_hub: DemoHub, staging, refused_binder: User
+) -> None:
+    client.force_login(refused_binder)
     response = client.post(bind_url(staging), {"namespace": "team-a"}, **HTMX)
     assert response.status_code == 403
-    assert "Binding cluster sets needs staff" in response.content.decode()
+    html = response.content.decode()
+    assert "Binding a cluster set needs the admin role on it." in html and 'id="bind-form"' not in html
     binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, cluster_set="staging")
     assert client.post(unbind_url(binding), **HTMX).status_code == 403
     assert ManagedClusterSetBinding.objects.filter(pk=binding.pk).exists()
     assert not ManagedClusterSetBinding.objects.filter(namespace="team-a").exists()
     assert client.get(bind_url(staging)).status_code == 405
+
+
+def test_a_set_one_cannot_see_is_a_404_that_shows_nothing(client: Client, staging, demo_role) -> None:
+    client.force_login(demo_role("production", "admin", "elsewhere"))  # an admin of another set only
+    binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, cluster_set="staging")
+    response = client.post(bind_url(staging), {"namespace": "team-a"}, **HTMX)
+    assert response.status_code == 404 and binding.namespace not in response.content.decode()
+    assert client.post(unbind_url(binding), **HTMX).status_code == 404
+    assert ManagedClusterSetBinding.objects.filter(pk=binding.pk).exists()

@@ -1,7 +1,9 @@
 """The taint editor on the cluster page: add, preview, save (htmx swaps the section; without it, its own
-page and a redirect), errors under the fields they name, 403 without permission, the hub's refusal shown."""
+page and a redirect), errors under the fields they name, 403 without the admin role on a set holding the
+cluster, 404 for a cluster one cannot see, the hub's refusal shown."""
 
 import pytest
+from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
@@ -70,18 +72,21 @@ def test_add_gives_one_more_blank_row_and_remove_drops_a_row(root_client: Client
     assert 'data-placement="platform/monitoring-agents" data-verdict="gains"' in html
 
 
-def test_save_writes_to_the_hub_and_swaps_in_the_refreshed_rows(root_client: Client, synced_hub) -> None:
+def test_an_admin_of_its_set_saves_to_the_hub_and_gets_the_refreshed_rows(
+    client: Client, synced_hub, gpu_admin: User
+) -> None:
+    client.force_login(gpu_admin)
     cluster = ManagedCluster.objects.get(hub=synced_hub, kind="ManagedCluster", name=GPU_CLUSTER)
     rows = [{"key": "dedicated", "value": "gpu", "effect": "NoSelect", "DELETE": "on"},
             {"key": "example.com/drain", "value": "", "effect": "NoSelect"}]
-    response = post(root_client, cluster, rows, initial=1, action="save")
+    response = post(client, cluster, rows, initial=1, action="save")
     html = response.content.decode()
     assert response.status_code == 200
     cluster.refresh_from_db()
     assert cluster.taints == [{"key": "example.com/drain", "effect": "NoSelect"}]
     assert f"Saved to hub demo (resourceVersion {cluster.resource_version})." in html
     assert 'value="example.com/drain"' in html and 'value="dedicated"' not in html
-    assert "cluster.taints</strong> by root" in html  # the recent changes of the cluster
+    assert "cluster.taints</strong> by gpu-admin" in html  # the recent changes of the cluster
 
 
 def test_without_htmx_a_save_redirects_and_a_refusal_shows_on_the_editor_page(
@@ -99,20 +104,32 @@ def test_without_htmx_a_save_redirects_and_a_refusal_shows_on_the_editor_page(
     assert saved["Location"] == reverse("inventory:cluster-detail", args=[cluster.pk]) + "#taints-section"
 
 
-def test_without_permission_every_button_is_refused(client: Client, demo_fleet) -> None:
-    client.force_login(UserFactory(username="viewer"))
-    cluster = ManagedCluster.objects.get(name="prod-use1-a")
+def test_without_the_admin_role_every_button_is_refused(
+    client: Client, synced_hub, refused_taint_editor: User
+) -> None:
+    client.force_login(refused_taint_editor)
+    cluster = ManagedCluster.objects.get(hub=synced_hub, kind="ManagedCluster", name=GPU_CLUSTER)
+    before = cluster.taints
     for action in ("add", "preview", "save"):
         data = rows_data("taints", [{"key": "x", "effect": "NoSelect"}], initial=0, action=action)
         response = client.post(taints_url(cluster), data, **HTMX)
         assert response.status_code == 403
-        assert "Editing taints needs staff or the inventory.change_managedcluster permission." in (
-            response.content.decode()
-        )
-        assert 'id="taint-editor"' not in response.content.decode()
+        html = response.content.decode()
+        assert "Editing taints needs the admin role on a cluster set the cluster belongs to." in html
+        assert 'id="taint-editor"' not in html
     cluster.refresh_from_db()
-    assert cluster.taints == []
+    assert cluster.taints == before
     assert list(AuditEntry.objects.values_list("outcome", flat=True)) == ["denied"]  # the save attempt
+
+
+def test_a_cluster_one_cannot_see_is_a_404_that_shows_nothing(client: Client, synced_hub, demo_role) -> None:
+    client.force_login(demo_role("production", "admin", "elsewhere"))  # an admin of another set only
+    cluster = ManagedCluster.objects.get(hub=synced_hub, kind="ManagedCluster", name=GPU_CLUSTER)
+    for action in ("add", "preview", "save"):
+        data = rows_data("taints", [], initial=0, action=action)
+        response = client.post(taints_url(cluster), data, **HTMX)
+        assert response.status_code == 404 and "dedicated" not in response.content.decode()
+    assert not AuditEntry.objects.exists()
 
 
 def test_get_is_not_allowed_and_post_needs_csrf(demo_fleet) -> None:

@@ -1,20 +1,29 @@
 """Shared by the staged update run tests: a frozen-clock Fleet demo hub, a dashboard-owned External CRP
-on it, a strategy and a run, and small readers of the run's status."""
+on it, a strategy and a run, small readers of the run's status, and the cluster-set roles and approval
+requests of the approval tests."""
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
 from inventory.demohub import DemoHub
 from inventory.demohub.store import Clock
-from inventory.models import Hub
+from inventory.models import ClusterSetRole, Hub, ManagedClusterSet
 from placement import rollouts, service
-from placement.models import Placement, StagedUpdateRun, StagedUpdateStrategy
-from tests.factories import UserFactory, synced_demo_hub_row
+from placement.models import ApprovalRequest, Owner, Placement, StagedUpdateRun, StagedUpdateStrategy
+from tests.factories import (
+    ClusterSetMembershipFactory,
+    ClusterSetRoleFactory,
+    HubFactory,
+    ManagedClusterSetFactory,
+    StagedUpdateRunFactory,
+    UserFactory,
+    synced_demo_hub_row,
+)
 
 CANARY = ["eks-us-east-1-staging-008", "eks-us-east-1-staging-016"]
 # in name order, as a stage without a sorting key updates them
@@ -139,3 +148,83 @@ def cluster_states(run: StagedUpdateRun, name: str) -> dict[str, tuple[str, ...]
         c["clusterName"]: tuple(x["type"] for x in c.get("conditions") or () if x["status"] == "True")
         for c in stage(run, name)["clusters"]
     }
+
+
+# --- approvals: who sees a run's requests and who may approve them (cluster-set roles, inventory.roles) ---
+
+# The demo hub's set of its three staging clusters: the seeded request's stage, and CANARY, are in it.
+STAGING = "staging"
+# A demo hub set holding one of those staging clusters (eks-us-east-1-staging-018) and no other.
+GPU_CLUSTERS = "gpu-clusters"
+ADMIN, VIEW = ClusterSetRole.Role.ADMIN, ClusterSetRole.Role.VIEW
+CREATED = "2026-11-20T11:35:00Z"
+# Hub east's set prod holds these clusters; by default, `approval_request`'s stage updates them.
+EAST_PROD = ("prod-1", "prod-2", "prod-3", "prod-4")
+
+
+def role_holder(
+    hub: Hub, set_name: str, role: str = ADMIN, *, group: Group | None = None, **user_fields: Any
+) -> User:
+    """A user (UserFactory(**user_fields)) holding `role` on the hub's set `set_name`, or whose `group`
+    holds it."""
+    user = UserFactory(**user_fields)
+    principal: dict[str, Any] = {"user": user}
+    if group is not None:
+        user.groups.add(group)
+        principal = {"user": None, "group": group}
+    held = ManagedClusterSet.objects.get(hub=hub, name=set_name)
+    ClusterSetRoleFactory(cluster_set=held, role=role, **principal)
+    return user
+
+
+def cluster_set(hub: Hub, name: str, clusters: Sequence[str]) -> ManagedClusterSet:
+    """A set of ManagedClusters of these names on a hub of rows only (no hub serves them)."""
+    members = ManagedClusterSetFactory(hub=hub, name=name)
+    for cluster in clusters:
+        ClusterSetMembershipFactory(cluster_set=members, cluster__name=cluster)
+    return members
+
+
+@pytest.fixture(name="east")
+def east_fixture(db: None) -> Hub:
+    """Hub east (rows only, no hub serves it) with set prod of the clusters EAST_PROD."""
+    hub = HubFactory(name="east")
+    cluster_set(hub, "prod", EAST_PROD)
+    return hub
+
+
+def stage_status(
+    stage: str, clusters: Sequence[str], request: str, task_list: str = "afterStageTaskStatus"
+) -> dict[str, Any]:
+    """A run's status: `stage` updates `clusters`, and its Approval task in `task_list` (after- or
+    beforeStageTaskStatus) created `request` at CREATED; an earlier stage updates cluster x."""
+    task = {
+        "type": "Approval",
+        "approvalRequestName": request,
+        "conditions": [{"type": "ApprovalRequestCreated", "status": "True", "lastTransitionTime": CREATED}],
+    }
+    waiting = {"stageName": stage, "clusters": [{"clusterName": c} for c in clusters], task_list: [task]}
+    return {"stagesStatus": [{"stageName": "other", "clusters": [{"clusterName": "x"}]}, waiting]}
+
+
+def approval_request(
+    hub: Hub,
+    name: str,
+    clusters: Sequence[str] = EAST_PROD,
+    *,
+    state: str = ApprovalRequest.State.PENDING,
+    owner: str = Owner.HUB,
+    labels: dict[str, str] | None = None,
+    task_list: str = "afterStageTaskStatus",
+    **run_fields: Any,
+) -> ApprovalRequest:
+    """A request of run `run-<name>` (of a CRP of its own on `hub`) waiting at stage prod of `clusters`;
+    `run_fields` go to the run (e.g. spec)."""
+    status = stage_status("prod", clusters, name, task_list)
+    run = StagedUpdateRunFactory(
+        placement__hub=hub, owner=owner, name=f"run-{name}", status=status, **run_fields
+    )
+    return ApprovalRequest.objects.create(
+        hub=hub, owner=owner, name=name, state=state, run=run, labels=labels or {},
+        spec={"parentStageRollout": run.name, "targetStage": "prod"},
+    )

@@ -11,20 +11,27 @@ from django.db import connection
 
 from inventory.demohub import DemoHub
 from inventory.hubclient import HubClient
-from inventory.models import AuditEntry
+from inventory.models import AuditEntry, Hub
 from placement import approvals, rollouts
 from placement.approvals import ApprovalResult
-from placement.models import ApprovalRequest, Owner, StagedUpdateRun
-from tests.factories import HubFactory, UserFactory, synced_demo_hub_row
+from placement.models import ApprovalRequest, Owner
+from tests.factories import synced_demo_hub_row
+from tests.placement.runs_support import (  # noqa: F401 - fixtures
+    STAGING,
+    approval_request,
+    east_fixture,
+    role_holder,
+)
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-REQUEST = "batch-jobs-rollout-1-after-staging"
+REQUEST = "batch-jobs-rollout-1-after-staging"  # its stage updates the demo hub's staging clusters
 
 
 @pytest.fixture
-def approvers(database_url: str) -> list[User]:
-    return [UserFactory(username=name, is_staff=True) for name in ("ana", "ben")]
+def approvers(database_url: str) -> Callable[[Hub, str], list[User]]:
+    """Ana and Ben, each an admin of the hub's set `set_name` (which holds the stage's clusters)."""
+    return lambda hub, set_name: [role_holder(hub, set_name, username=name) for name in ("ana", "ben")]
 
 
 def at_once(row: ApprovalRequest, users: list[User]) -> dict[str, ApprovalResult]:
@@ -65,14 +72,15 @@ def logged(monkeypatch: pytest.MonkeyPatch, name: str, calls: list[tuple[str, st
 
 
 def test_hub_owned_one_approval_one_no_op_and_no_interleaving(
-    demo_hub: DemoHub, approvers: list[User], monkeypatch: pytest.MonkeyPatch
+    demo_hub: DemoHub, approvers: Callable[[Hub, str], list[User]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    row = ApprovalRequest.objects.get(hub=synced_demo_hub_row(demo_hub), name=REQUEST)
+    hub = synced_demo_hub_row(demo_hub)
+    row = ApprovalRequest.objects.get(hub=hub, name=REQUEST)
     calls: list[tuple[str, str]] = []
     for name in ("get_approval_request", "patch_approval_request_status"):
         logged(monkeypatch, name, calls)
 
-    results = at_once(row, approvers)
+    results = at_once(row, approvers(hub, STAGING))
 
     assert sorted(r.outcome for r in results.values()) == ["no-op", "ok"]
     assert {r.state for r in results.values()} == {"approved"}  # both see the final state
@@ -93,17 +101,12 @@ def test_hub_owned_one_approval_one_no_op_and_no_interleaving(
 
 
 def test_dashboard_owned_one_approval_one_no_op(
-    approvers: list[User], monkeypatch: pytest.MonkeyPatch
+    east: Hub, approvers: Callable[[Hub, str], list[User]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(rollouts, "request_reconcile", lambda run: True)
-    hub = HubFactory(name="prod-hub", serves_fleet=True)
-    run = StagedUpdateRun.objects.create(hub=hub, owner=Owner.DASHBOARD, name="web-rollout")
-    row = ApprovalRequest.objects.create(
-        hub=hub, owner=Owner.DASHBOARD, run=run, name="web-rollout-after-canary",
-        spec={"parentStageRollout": "web-rollout", "targetStage": "canary"},
-    )
+    row = approval_request(east, "web-rollout-after-prod", owner=Owner.DASHBOARD)
 
-    results = at_once(row, approvers)
+    results = at_once(row, approvers(east, "prod"))
 
     assert sorted(r.outcome for r in results.values()) == ["no-op", "ok"]
     row.refresh_from_db()

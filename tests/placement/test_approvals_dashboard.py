@@ -1,5 +1,6 @@
 """Approving a dashboard-owned run's request: the condition is written to the row, the executor is asked
-to accept it, and a second approval is a no-op."""
+to accept it, and a second approval is a no-op. Admins of set canary, which holds the stage's clusters,
+approve it."""
 
 from typing import Any
 
@@ -10,19 +11,23 @@ from django.core.exceptions import PermissionDenied
 from inventory.models import AuditEntry
 from placement import approvals, rollouts
 from placement.models import ApprovalRequest, Owner, StagedUpdateRun
-from tests.factories import HubFactory, UserFactory
+from tests.factories import HubFactory
+from tests.placement.runs_support import VIEW, cluster_set, role_holder, stage_status
 
 pytestmark = pytest.mark.django_db
 
 NAME = "web-rollout-before-canary"
+CANARY = ["canary-1", "canary-2"]
 
 
 @pytest.fixture
 def request_row(db: None) -> ApprovalRequest:
     hub = HubFactory(name="prod-hub", serves_fleet=True)
+    cluster_set(hub, "canary", CANARY)
     run = StagedUpdateRun.objects.create(
         hub=hub, owner=Owner.DASHBOARD, name="web-rollout",
         spec={"placementName": "web", "stagedRolloutStrategyName": "canary-first", "state": "Run"},
+        status=stage_status("canary", CANARY, NAME, "beforeStageTaskStatus"),
     )
     return ApprovalRequest.objects.create(
         hub=hub, owner=Owner.DASHBOARD, run=run, name=NAME, generation=3,
@@ -40,8 +45,8 @@ def reconciles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
-def approver(db: None) -> User:
-    return UserFactory(username="approver", is_staff=True)
+def approver(request_row: ApprovalRequest) -> User:
+    return role_holder(request_row.hub, "canary", username="approver")
 
 
 def approved(row: ApprovalRequest) -> dict[str, Any]:
@@ -100,6 +105,6 @@ def test_a_stale_approval_on_the_row_counts_as_pending(request_row: ApprovalRequ
 
 def test_a_view_only_user_changes_nothing(request_row: ApprovalRequest, reconciles: list[str]) -> None:
     with pytest.raises(PermissionDenied):
-        approvals.approve(request_row, UserFactory(username="viewer"))
+        approvals.approve(request_row, role_holder(request_row.hub, "canary", VIEW, username="viewer"))
     request_row.refresh_from_db()
     assert (request_row.status, request_row.state, reconciles) == ({}, "pending", [])

@@ -8,6 +8,7 @@ from placement.models import ApprovalRequest
 from placement.scheduler.timeutil import parse_time
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     CANARY,
+    STAGING,
     Stepper,
     checkout_fixture,
     condition,
@@ -15,6 +16,7 @@ from tests.placement.runs_support import (  # noqa: F401 - fixtures
     fleet_hub_fixture,
     hub_row_fixture,
     new_run,
+    role_holder,
     stage,
     stepped_by_hand_fixture,
     strategy_fixture,
@@ -34,21 +36,22 @@ def test_the_executor_accepts_an_approval_given_in_the_inbox(
         for seconds in (0, 2, 3):
             stepper.advance(seconds)
     stepper.step()
-    [request] = approvals.pending_approvals(editor).filter(run=run)  # the hub's own run waits too
-    [entry] = approvals.inbox_entries([request], editor)
-    assert (request.name, request.owner, entry.task, entry.clusters) == (
-        "checkout-1-after-canary", "dashboard", "after", tuple(CANARY)
+    approver = role_holder(hub_row, STAGING, username="approver")  # the canary clusters are staging's
+    [request] = approvals.pending_approvals(approver).filter(run=run)  # the hub's own run waits too
+    [entry] = approvals.inbox_entries([request], approver)
+    assert (request.name, request.owner, entry.task, entry.clusters, entry.can_approve) == (
+        "checkout-1-after-canary", "dashboard", "after", tuple(CANARY), True
     )
     task = stage(run, "canary")["afterStageTaskStatus"][0]
     assert entry.waiting_since == parse_time(task["conditions"][0]["lastTransitionTime"])
-    assert approvals.pending_count() == 2
+    assert approvals.pending_count(approver) == 2
 
     asked = []
     monkeypatch.setattr(rollouts, "request_reconcile", lambda run: asked.append(run.pk) or True)
     with django_capture_on_commit_callbacks(execute=True):
-        result = approvals.approve(request, editor)
+        result = approvals.approve(request, approver)
     assert (result.outcome, result.state, asked) == ("ok", "approved", [run.pk])
-    assert approvals.pending_count() == 1
+    assert approvals.pending_count(approver) == 1
 
     stepper.advance(1)
     assert stepper.step().events[0] == "Accepted the approval of checkout-1-after-canary"
@@ -56,4 +59,4 @@ def test_the_executor_accepts_an_approval_given_in_the_inbox(
     assert request.state == ApprovalRequest.State.ACCEPTED
     task = stage(run, "canary")["afterStageTaskStatus"][0]
     assert condition(task, "ApprovalRequestApproved") == ("True", "StageTaskApprovalRequestApproved")
-    assert approvals.approve(request, editor).outcome == "no-op"
+    assert approvals.approve(request, approver).outcome == "no-op"

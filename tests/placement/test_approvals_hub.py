@@ -1,14 +1,16 @@
 """Approving a hub-owned ClusterApprovalRequest on the demo hub, read back with the `kubernetes` client.
 
 The demo hub (runs_support) has a frozen clock and controllers that act only on `reconcile()`, so an
-approval stays "approved" until the test lets the hub's run controller accept it."""
+approval stays "approved" until the test lets the hub's run controller accept it. The request's stage
+updates the hub's three staging clusters: admins of cluster set staging may approve it."""
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 from kubernetes import client
@@ -19,8 +21,15 @@ from inventory.models import AuditEntry, Hub
 from placement import approvals
 from placement.models import ApprovalRequest
 from placement.scheduler.timeutil import parse_time
-from tests.factories import UserFactory, synced_demo_hub_row
-from tests.placement.runs_support import fleet_hub_fixture, hub_row_fixture  # noqa: F401 - fixtures
+from tests.factories import GroupFactory, UserFactory, synced_demo_hub_row
+from tests.placement.runs_support import (  # noqa: F401 - fixtures
+    GPU_CLUSTERS,
+    STAGING,
+    VIEW,
+    fleet_hub_fixture,
+    hub_row_fixture,
+    role_holder,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +52,9 @@ def api(fleet_hub: DemoHub) -> Iterator[client.CustomObjectsApi]:
 
 
 @pytest.fixture
-def approver(db: None) -> User:
-    return UserFactory(username="approver", is_staff=True)
+def approver(hub_row: Hub) -> User:
+    """Admin of staging, which holds the three clusters of the request's stage."""
+    return role_holder(hub_row, STAGING, username="approver")
 
 
 def on_hub(api: client.CustomObjectsApi) -> dict[str, Any]:
@@ -111,7 +121,7 @@ def test_approving_twice_is_a_no_op_that_writes_nothing_to_the_hub(
     approvals.approve(stored(hub_row), approver)
     version = on_hub(api)["metadata"]["resourceVersion"]
 
-    again = approvals.approve(stored(hub_row), UserFactory(username="second", is_staff=True))
+    again = approvals.approve(stored(hub_row), role_holder(hub_row, STAGING, username="second"))
 
     assert (again.outcome, again.state) == (AuditEntry.Outcome.NO_OP, ApprovalRequest.State.APPROVED)
     assert again.message == f"{REQUEST} was already approved, waiting for acceptance; nothing to do."
@@ -192,25 +202,42 @@ def test_a_hub_failure_is_an_error_and_nothing_is_approved(
     assert "HTTP 500" in entry.hub_answer
 
 
-def test_a_user_without_the_permission_is_refused_and_nothing_is_written(
-    hub_row: Hub, api: client.CustomObjectsApi
+def staff_with_the_old_permission(_hub: Hub) -> User:
+    """Staff with placement.change_approvalrequest: what approving needed before cluster-set roles."""
+    user = UserFactory(username="staff", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="change_approvalrequest"))
+    return User.objects.get(pk=user.pk)  # permissions are cached per instance
+
+
+REFUSED: dict[str, Callable[[Hub], User]] = {
+    "the view role on staging": lambda hub: role_holder(hub, STAGING, VIEW),
+    "admin of gpu-clusters, holding one of the stage's clusters": lambda hub: role_holder(hub, GPU_CLUSTERS),
+    "staff with the model permission": staff_with_the_old_permission,
+}
+
+
+@pytest.mark.parametrize("who", REFUSED)
+def test_a_user_without_the_admin_role_on_every_stage_cluster_is_refused_and_nothing_is_written(
+    who: str, hub_row: Hub, api: client.CustomObjectsApi
 ) -> None:
-    viewer = UserFactory(username="viewer")
+    user = REFUSED[who](hub_row)
     version = on_hub(api)["metadata"]["resourceVersion"]
 
-    with pytest.raises(PermissionDenied, match=r"needs staff or the placement\.change_approvalrequest"):
-        approvals.approve(stored(hub_row), viewer)
+    with pytest.raises(PermissionDenied, match=re.escape(approvals.DENIED)):
+        approvals.approve(stored(hub_row), user)
 
     assert on_hub(api)["metadata"]["resourceVersion"] == version
     assert stored(hub_row).state == ApprovalRequest.State.PENDING
     assert outcomes() == [AuditEntry.Outcome.DENIED]
 
 
-def test_the_model_permission_is_enough_without_staff(hub_row: Hub) -> None:
-    from django.contrib.auth.models import Permission
-
-    user = UserFactory(username="releaser")
-    user.user_permissions.add(Permission.objects.get(codename="change_approvalrequest"))
-    user = User.objects.get(pk=user.pk)  # permissions are cached per instance
-    assert approvals.can_approve(user, stored(hub_row))
-    assert approvals.approve(stored(hub_row), user).outcome == AuditEntry.Outcome.OK
+@pytest.mark.parametrize(
+    "user",
+    [
+        lambda hub: role_holder(hub, STAGING, group=GroupFactory(name="releasers")),
+        lambda hub: UserFactory(is_superuser=True),
+    ],
+    ids=["a group's admin role on staging", "a superuser"],
+)
+def test_a_groups_admin_role_or_a_superuser_is_enough(user: Callable[[Hub], User], hub_row: Hub) -> None:
+    assert approvals.approve(stored(hub_row), user(hub_row)).outcome == AuditEntry.Outcome.OK

@@ -1,18 +1,29 @@
 """The approvals inbox page and its Approve button against the demo hub (no JavaScript: POST, redirect,
-re-read on page load), the 403 and hub-failure pages, the polled row and the navigation badge."""
+re-read on page load), the 403 and hub-failure pages, the polled row and the navigation badge. The
+seeded request's stage updates the demo hub's staging clusters: admins of set staging approve it."""
 
 import re
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from inventory.demohub import DemoHub
 from inventory.models import AuditEntry, Hub
-from placement import rollouts
+from placement import approvals, rollouts
 from placement.models import ApprovalRequest, Owner, StagedUpdateRun
-from tests.factories import HubFactory, UserFactory
-from tests.placement.runs_support import fleet_hub_fixture, hub_row_fixture  # noqa: F401 - fixtures
+from tests.factories import HubFactory
+from tests.placement.runs_support import (  # noqa: F401 - fixtures
+    STAGING,
+    VIEW,
+    approval_request,
+    cluster_set,
+    east_fixture,
+    fleet_hub_fixture,
+    hub_row_fixture,
+    role_holder,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,8 +37,18 @@ def request_row(hub_row: Hub) -> ApprovalRequest:
     return ApprovalRequest.objects.get(hub=hub_row, name=REQUEST)
 
 
-def signed_in(client: Client, **fields: object) -> Client:
-    client.force_login(UserFactory(**fields))
+@pytest.fixture
+def approver(hub_row: Hub) -> User:
+    return role_holder(hub_row, STAGING, username="ops")
+
+
+@pytest.fixture
+def viewer(hub_row: Hub) -> User:
+    return role_holder(hub_row, STAGING, VIEW, username="viewer")
+
+
+def signed_in(client: Client, user: User) -> Client:
+    client.force_login(user)
     return client
 
 
@@ -41,9 +62,9 @@ def hub_conditions(fleet_hub: DemoHub) -> list[dict]:
 
 
 def test_the_inbox_shows_the_request_its_stage_clusters_and_an_approve_form(
-    client: Client, request_row: ApprovalRequest
+    client: Client, request_row: ApprovalRequest, approver: User
 ) -> None:
-    html = signed_in(client, username="ops", is_staff=True).get(INBOX).content.decode()
+    html = signed_in(client, approver).get(INBOX).content.decode()
     row = re.search(rf'<tr id="approval-{request_row.pk}".*?</tr>', html, re.S).group()
     for text in ("demo", "batch-jobs-rollout-1", "staging", "after stage", "pending", "3 in all"):
         assert text in row
@@ -54,9 +75,9 @@ def test_the_inbox_shows_the_request_its_stage_clusters_and_an_approve_form(
 
 
 def test_approve_redirects_to_the_inbox_with_the_state_then_shows_accepted_once_the_hub_accepts(
-    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest
+    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest, approver: User
 ) -> None:
-    signed_in(client, username="ops", is_staff=True)
+    signed_in(client, approver)
 
     response = client.post(f"{approve_url(request_row)}?state=all&hub=demo")
 
@@ -73,9 +94,9 @@ def test_approve_redirects_to_the_inbox_with_the_state_then_shows_accepted_once_
 
 
 def test_the_polled_row_re_reads_the_hub_and_sends_the_badge_along(
-    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest
+    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest, approver: User
 ) -> None:
-    signed_in(client, username="ops", is_staff=True).post(approve_url(request_row))
+    signed_in(client, approver).post(approve_url(request_row))
     row_url = reverse("placement:approval-row", args=[request_row.pk])
     assert 'data-state="approved"' in client.get(row_url).content.decode()
 
@@ -88,26 +109,25 @@ def test_the_polled_row_re_reads_the_hub_and_sends_the_badge_along(
 
 
 def test_a_view_only_user_gets_403_with_the_reason_and_nothing_changes(
-    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest
+    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest, viewer: User
 ) -> None:
-    signed_in(client, username="viewer")
+    signed_in(client, viewer)
     page = client.get(INBOX).content.decode()
     assert "you may not approve" in page and approve_url(request_row) not in page
 
     response = client.post(approve_url(request_row))
 
     assert response.status_code == 403
-    reason = "Approving needs staff or the placement.change_approvalrequest permission."
-    assert reason in response.content.decode()
+    assert approvals.DENIED in response.content.decode()
     assert hub_conditions(fleet_hub) == []
     request_row.refresh_from_db()
     assert request_row.state == ApprovalRequest.State.PENDING
 
 
 def test_a_hub_failure_shows_its_error_and_nothing_is_approved(
-    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest
+    client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest, approver: User
 ) -> None:
-    signed_in(client, username="ops", is_staff=True)
+    signed_in(client, approver)
     fleet_hub.fail_next(1)
 
     response = client.post(approve_url(request_row))
@@ -121,57 +141,77 @@ def test_a_hub_failure_shows_its_error_and_nothing_is_approved(
     assert AuditEntry.objects.get().outcome == AuditEntry.Outcome.FAILED
 
 
-def test_approve_needs_post_and_csrf(request_row: ApprovalRequest) -> None:
+def test_approve_needs_post_and_csrf(request_row: ApprovalRequest, approver: User) -> None:
     client = Client(enforce_csrf_checks=True)
-    signed_in(client, username="ops", is_staff=True)
+    signed_in(client, approver)
     assert client.get(approve_url(request_row)).status_code == 405
     assert client.post(approve_url(request_row)).status_code == 403
     assert not AuditEntry.objects.exists()
 
 
-def test_the_navigation_counts_pending_approvals_for_signed_in_users_only(client: Client) -> None:
-    hub = HubFactory(name="east")
+BADGE = re.compile(r'href="/approvals/"[^>]*>Approvals <span id="approvals-badge"[^>]*>(\d*)</span>')
+
+
+def badge(page: str) -> str:
+    """The navigation badge's count ("" when none)."""
+    return BADGE.search(page).group(1)
+
+
+def test_the_navigation_counts_pending_approvals_for_signed_in_users_only(client: Client, east: Hub) -> None:
     for name, state in (("a", "pending"), ("b", "pending"), ("c", "approved")):
-        ApprovalRequest.objects.create(hub=hub, owner=Owner.HUB, name=name, state=state)
+        approval_request(east, name, state=state)
     assert "approvals-badge" not in client.get(reverse("login")).content.decode()
 
-    page = signed_in(client).get("/").content.decode()
+    page = signed_in(client, role_holder(east, "prod", VIEW)).get("/").content.decode()
 
-    badge = r'href="/approvals/">Approvals <span id="approvals-badge" class="count"[^>]*>2</span>'
-    assert re.search(badge, page)
+    assert badge(page) == "2"
+
+
+def test_the_inbox_and_the_badge_show_only_requests_of_placements_the_user_sees(
+    client: Client, east: Hub
+) -> None:
+    """A Fleet CRP is seen by users with a role on a populated set of its hub; a request whose run has
+    no placement (here) is for superusers only."""
+    approval_request(east, "seen")
+    west = HubFactory(name="west")
+    cluster_set(west, "prod", ["west-1"])
+    approval_request(west, "other-hub", ["west-1"])
+    unplaced = StagedUpdateRun.objects.create(hub=east, owner=Owner.HUB, name="run-unplaced")
+    ApprovalRequest.objects.create(hub=east, owner=Owner.HUB, run=unplaced, name="unplaced")
+
+    page = signed_in(client, role_holder(east, "prod", VIEW)).get(INBOX).content.decode()
+
+    shown = [row.name for row in ApprovalRequest.objects.order_by("name") if f'"approval-{row.pk}"' in page]
+    assert (shown, badge(page)) == (["seen"], "1")
 
 
 @pytest.mark.parametrize("rows", [3, 30])
 def test_the_inbox_query_count_does_not_grow_with_rows(
-    client: Client, django_assert_max_num_queries, rows: int
+    client: Client, east: Hub, django_assert_max_num_queries, rows: int
 ) -> None:
-    hub = HubFactory(name="east")
     for number in range(rows):
-        ApprovalRequest.objects.create(hub=hub, owner=Owner.HUB, name=f"r-{number}")
-    signed_in(client, is_staff=True)
-    # session, user, count, the page (hub and run joined), the badge, the hubs of the filter form
-    with django_assert_max_num_queries(6):
+        approval_request(east, f"r-{number}")
+    signed_in(client, role_holder(east, "prod"))
+    # session, user, count, the page (hub and run joined; the roles a subquery), who may approve which
+    # (one query for the page), the badge, the hubs of the filter form
+    with django_assert_max_num_queries(7):
         assert client.get(INBOX).status_code == 200
 
 
 def test_a_running_dashboard_owned_run_can_be_stopped_from_its_approval(
-    client: Client, monkeypatch: pytest.MonkeyPatch
+    client: Client, east: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Upstream has no Reject; the inbox offers Stop run (the runs page's own button) where we run it."""
     monkeypatch.setattr(rollouts, "request_reconcile", lambda run: False)
-    hub = HubFactory(name="prod-hub", serves_fleet=True)
-    run = StagedUpdateRun.objects.create(
-        hub=hub, owner=Owner.DASHBOARD, name="web-rollout", spec={"state": "Run"}
-    )
-    ApprovalRequest.objects.create(hub=hub, owner=Owner.DASHBOARD, run=run, name="web-rollout-after-canary")
-    ApprovalRequest.objects.create(hub=hub, owner=Owner.HUB, name="hub-owned-after-prod")
-    signed_in(client, username="ops", is_staff=True)
+    run = approval_request(east, "web-rollout-after-prod", owner=Owner.DASHBOARD, spec={"state": "Run"}).run
+    approval_request(east, "hub-owned-after-prod")
+    signed_in(client, role_holder(east, "prod", VIEW, username="ops", is_staff=True))  # staff change runs
 
     page = client.get(INBOX).content.decode()
 
     stop = reverse("placement:run-state", args=[run.pk])
     assert page.count('aria-label="Stop run ') == 1 and f'action="{stop}"' in page
-    assert f'<a href="{reverse("placement:run-detail", args=[run.pk])}">web-rollout</a>' in page
+    assert f'<a href="{reverse("placement:run-detail", args=[run.pk])}">{run.name}</a>' in page
     assert client.post(stop, {"state": "Stop"}).status_code == 302
     run.refresh_from_db()
     assert run.spec["state"] == "Stop"

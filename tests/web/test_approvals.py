@@ -6,11 +6,12 @@ from collections.abc import Iterator
 import pytest
 
 from inventory.demohub import DemoHub
-from tests.factories import UserFactory, synced_demo_hub_row
+from tests.factories import synced_demo_hub_row
+from tests.placement.runs_support import STAGING, role_holder
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-REQUEST = "batch-jobs-rollout-1-after-staging"
+REQUEST = "batch-jobs-rollout-1-after-staging"  # its stage updates the demo hub's staging clusters
 
 
 @pytest.fixture
@@ -23,11 +24,11 @@ def fleet_hub() -> Iterator[DemoHub]:
 def test_approve_in_the_browser_then_accepted_and_the_badge_drops(
     browser, live_server, password, fleet_hub: DemoHub, tasks_in_process: None
 ) -> None:
-    synced_demo_hub_row(fleet_hub)
+    releaser = role_holder(synced_demo_hub_row(fleet_hub), STAGING, username="releaser")
     page = browser.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", UserFactory(username="releaser", is_staff=True).username)
+    page.fill("#id_username", releaser.username)
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/$"))

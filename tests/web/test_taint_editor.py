@@ -1,18 +1,18 @@
-"""Chromium edits a cluster's taints: add a row, preview which placements drop the cluster, see the hub
-refuse a save, save to the demo hub; htmx swaps only the taints section."""
+"""Chromium edits a cluster's taints as an admin of a set holding it: add a row, preview which placements
+drop the cluster, see the hub refuse a save, save to the demo hub; htmx swaps only the taints section."""
 
 import re
 
 import pytest
 
 from inventory.demohub import DemoHub
-from inventory.models import ManagedCluster
+from inventory.models import ClusterSetRole, ManagedCluster, ManagedClusterSet
 from placement import service
-from tests.factories import UserFactory, synced_demo_hub_row
+from tests.factories import ClusterSetRoleFactory, synced_demo_hub_row
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CLUSTER = "aks-northeurope-dev-021"  # seeded with dedicated=gpu:NoSelect
+CLUSTER = "aks-northeurope-dev-021"  # seeded with dedicated=gpu:NoSelect; in set gpu-clusters
 
 
 def hub_taints(demo_hub: DemoHub) -> list[dict]:
@@ -25,10 +25,12 @@ def test_add_preview_and_save_a_taint(
     hub = synced_demo_hub_row(demo_hub)
     service.forget_snapshots()
     cluster = ManagedCluster.objects.get(hub=hub, kind="ManagedCluster", name=CLUSTER)
+    gpu_clusters = ManagedClusterSet.objects.get(hub=hub, name="gpu-clusters")
+    admin = ClusterSetRoleFactory(cluster_set=gpu_clusters, role=ClusterSetRole.Role.ADMIN).user
     page = browser.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", UserFactory(username="root", is_staff=True, is_superuser=True).username)
+    page.fill("#id_username", admin.username)
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/$"))
