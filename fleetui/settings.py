@@ -144,6 +144,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ClusterKindEnum": "inventory.models.ManagedCluster.Kind",
         "PlacementKindEnum": "placement.models.Placement.Kind",
+        # `outcome` is a generic name; the audit log's owns it explicitly
+        "AuditOutcomeEnum": "inventory.models.AuditEntry.Outcome",
     },
 }
 

@@ -6,6 +6,8 @@ A bad value is a form error naming the parameter: the pages show it, the API ans
 from collections.abc import Sequence
 
 import django_filters
+from django import forms
+from django.apps import apps
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import OrderBy
 from django.utils import timezone
@@ -13,9 +15,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from inventory import queries
-from inventory.forms import LabelSelectorField, TaintKeyField
+from inventory.forms import AuditFilterForm, LabelSelectorField, TaintKeyField
 from inventory.models import (
     AddOnPlacementScore,
+    AuditEntry,
     ClusterSetMembership,
     Hub,
     ManagedCluster,
@@ -168,3 +171,43 @@ class SyncRunFilterSet(HubScopedFilterSet):
     class Meta:
         model = SyncRun
         fields = ["state", "trigger"]
+
+
+# Entries name their object by its model's label (audit.record); these apps' models are the ones audited.
+AUDITED_APPS = ("inventory", "placement")
+
+
+def audit_target_types() -> list[tuple[str, str]]:
+    models = (model for app in AUDITED_APPS for model in apps.get_app_config(app).get_models())
+    choices = ((model._meta.label_lower, model._meta.verbose_name.capitalize()) for model in models)
+    return sorted(choices, key=lambda choice: choice[1])
+
+
+def _datetime_filter(lookup: str, label: str) -> django_filters.DateTimeFilter:
+    # Typed text, not a datetime-local picker: a rejected value stays visible next to its error.
+    widget = forms.DateTimeInput(attrs={"placeholder": "YYYY-MM-DD HH:MM"})
+    return django_filters.DateTimeFilter(field_name="at", lookup_expr=lookup, label=label, widget=widget)
+
+
+class AuditEntryFilterSet(HubScopedFilterSet):
+    """The audit log; newest first always (the model's ordering), so there is no `sort`."""
+
+    actor = django_filters.CharFilter(
+        field_name="actor_name", lookup_expr="icontains", max_length=150, label="Actor contains"
+    )
+    # Free text (an action not logged yet matches nothing); the page offers the logged ones in a datalist.
+    action = django_filters.CharFilter(
+        max_length=64,
+        widget=forms.TextInput(attrs={"list": "audit-actions", "placeholder": "e.g. role.grant"}),
+    )
+    target_type = django_filters.ChoiceFilter(choices=audit_target_types, label="Target type")
+    target_id = django_filters.CharFilter(max_length=64, label="Target id")
+    target = django_filters.CharFilter(lookup_expr="icontains", max_length=300, label="Target contains")
+    outcome = django_filters.MultipleChoiceFilter(choices=AuditEntry.Outcome.choices)
+    since = _datetime_filter("gte", "Since (UTC)")
+    until = _datetime_filter("lte", "Until (UTC)")
+
+    class Meta:
+        model = AuditEntry
+        fields: list[str] = []
+        form = AuditFilterForm

@@ -50,6 +50,17 @@ class TaintKeyField(forms.CharField):
         return key
 
 
+class AuditFilterForm(forms.Form):
+    """The audit log's filters: `until` before `since` is an error on `until`, not an empty page."""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since is not None and until is not None and until < since:
+            self.add_error("until", "must not be before since")
+        return data
+
+
 # --- editors: the forms only carry text; inventory.editing judges it and names the field it rejects ---
 
 

@@ -30,4 +30,5 @@ urlpatterns = [
         views.clusterset_access_remove,
         name="clusterset-access-remove",
     ),
+    path("audit/", views.audit_list, name="audit-list"),
 ]

@@ -1,4 +1,4 @@
-"""Hubs, clusters and cluster sets pages: parse with the FilterSet, query in inventory.queries, render.
+"""Hubs, clusters, cluster sets, the audit log: parse with the FilterSet, query in inventory.queries, render.
 
 htmx requests (filter, sort, page, progress polling) get only the fragment they swap.
 """
@@ -20,7 +20,7 @@ from django_filters import FilterSet
 from fleetui import listing
 from fleetui.editors import EditFailed, EditorPage, ListEditor, edit_rows, respond
 from inventory import access, audit, editing, queries, roles, tables
-from inventory.filtersets import ClusterFilterSet, ClusterSetFilterSet
+from inventory.filtersets import AuditEntryFilterSet, ClusterFilterSet, ClusterSetFilterSet
 from inventory.forms import BaseTaintFormSet, BindingForm, TaintFormSet, add_errors
 from inventory.hubclient import HubError
 from inventory.models import (
@@ -174,7 +174,10 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "scores": [(score, score.valid_until is not None and score.valid_until < now) for score in scores],
         "placements": roles.restrict(queries.placements_selecting(cluster), request.user),
     }
-    context |= _taint_context(request, cluster)
+    context |= tables.recent_changes(cluster)
+    # The page's "Recent changes" card lists the cluster's entries, so the taint section does not repeat
+    # them (nor read them again); it shows its own when it is swapped in alone after an edit.
+    context |= _taint_context(request, cluster, taint_changes=())
     return render(request, "inventory/cluster_detail.html", context)
 
 
@@ -212,9 +215,26 @@ def clusterset_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if not listing.is_htmx(request):
         context |= access.tab_context(request, cluster_set)
         context |= _binding_context(request, cluster_set)
+        context |= tables.recent_changes(cluster_set)
     return listing.render_list(
         request, "inventory/clusterset_detail.html", "inventory/_cluster_table.html", context
     )
+
+
+# --- the audit log
+
+
+@login_required
+@require_GET
+def audit_list(request: HttpRequest) -> HttpResponse:
+    """The entries the user may read (inventory.audit.visible_entries), newest first, filtered and paged."""
+    visible = audit.visible_entries(request.user)
+    filterset = AuditEntryFilterSet(request.GET, queryset=visible.select_related("hub"))
+    context = _listing(request, filterset, tables.AUDIT_COLUMNS)
+    tables.audit_rows(listing.materialise(context["page"]))
+    # The actions logged so far, offered as the `action` field's suggestions.
+    context["actions"] = visible.order_by("action").values_list("action", flat=True).distinct()
+    return listing.render_list(request, "inventory/audit_list.html", "inventory/_audit_table.html", context)
 
 
 # --- cluster set access management (roles)
@@ -300,7 +320,7 @@ def clusterset_access_remove(request: HttpRequest, pk: int, role_pk: int) -> Htt
 # --- editors: cluster taints and set bindings (inventory.editing validates, authorises, writes, audits)
 # Every form posts with CSRF and works without JavaScript (a page of its own); htmx swaps just the section.
 
-TAINTS_DENIED = "Editing taints needs staff or the inventory.change_managedcluster permission."
+TAINTS_DENIED = "Editing taints needs the admin role on a cluster set the cluster belongs to."
 RECENT_CHANGES = 5
 
 
@@ -356,7 +376,8 @@ def _taints_saved(request: HttpRequest, cluster: ManagedCluster) -> HttpResponse
 @require_POST
 def cluster_taints(request: HttpRequest, pk: int) -> HttpResponse:
     """The taint editor's buttons: `add` a row, `preview` what the placements would do, `save` to the hub."""
-    cluster = get_object_or_404(ManagedCluster.objects.select_related("hub"), pk=pk)
+    visible = roles.restrict(ManagedCluster.objects.select_related("hub"), request.user)
+    cluster = get_object_or_404(visible, pk=pk)  # a hidden cluster is a 404, as on its page
     editor = ListEditor(
         prefix="taints",
         formset=lambda data: TaintFormSet(data, cluster=cluster),
@@ -370,7 +391,7 @@ def cluster_taints(request: HttpRequest, pk: int) -> HttpResponse:
     return edit_rows(request, editor)
 
 
-BIND_DENIED = "Binding cluster sets needs staff or the inventory.change_managedclustersetbinding permission."
+BIND_DENIED = "Binding a cluster set needs the admin role on it."
 
 
 def _binding_context(
@@ -422,15 +443,11 @@ def _binding_edit(
     return _binding_response(request, cluster_set, binding_message=done)
 
 
-def _cluster_set(pk: int) -> ManagedClusterSet:
-    return get_object_or_404(ManagedClusterSet.objects.select_related("hub"), pk=pk)
-
-
 @login_required
 @require_POST
 def clusterset_bind(request: HttpRequest, pk: int) -> HttpResponse:
     """Bind the set to a namespace: a ManagedClusterSetBinding created on the hub."""
-    cluster_set = _cluster_set(pk)
+    cluster_set = _visible_set(request, pk)
     namespace = request.POST.get("namespace", "").strip()
     return _binding_edit(
         request,
@@ -444,7 +461,7 @@ def clusterset_bind(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def clusterset_unbind(request: HttpRequest, pk: int, binding_pk: int) -> HttpResponse:
     """Unbind the set from a namespace: its ManagedClusterSetBinding deleted on the hub."""
-    cluster_set = _cluster_set(pk)
+    cluster_set = _visible_set(request, pk)
     binding = get_object_or_404(
         ManagedClusterSetBinding, pk=binding_pk, hub_id=cluster_set.hub_id, cluster_set=cluster_set.name
     )

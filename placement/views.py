@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from fleetui import listing
 from fleetui.editors import EditorPage, ListEditor, edit_rows, respond
 from inventory import audit
+from inventory import tables as inventory_tables
 from placement import (
     approvals,
     importing,
@@ -133,6 +134,7 @@ def placement_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "controls": whatif.controls(placement),
         "can_apply": not placement.read_only and service.can_change(request.user),
         "weights": dict(context["prioritizers"]),
+        **inventory_tables.recent_changes(placement),
     }
     context |= _rollout_context(request, placement, context)
     return render(request, "placement/placement_detail.html", context)

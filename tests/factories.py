@@ -7,6 +7,7 @@ from django.utils import timezone
 from inventory.demohub import DemoHub
 from inventory.models import (
     AddOnPlacementScore,
+    AuditEntry,
     ClusterSetMembership,
     ClusterSetRole,
     Hub,
@@ -243,3 +244,29 @@ class StagedUpdateRunFactory(factory.django.DjangoModelFactory):
             "state": "Initialize",
         }
     )
+
+
+
+class AuditEntryFactory(factory.django.DjangoModelFactory):
+    """An entry by user "auditor" about `of` (a row with a hub; default cluster-0001 of hub east, by name).
+
+    The application writes entries through inventory.audit.record; this makes rows for pages to read.
+    """
+
+    class Meta:
+        model = AuditEntry
+
+    class Params:
+        of = None
+
+    # one user for every entry, made without a password (hashing one per entry makes big logs slow)
+    actor = factory.LazyFunction(lambda: get_user_model().objects.get_or_create(username="auditor")[0])
+    actor_name = factory.LazyAttribute(lambda e: e.actor.get_username() if e.actor else "manage.py sync")
+    action = "cluster.taints"
+    target_type = factory.Maybe(
+        "of", factory.LazyAttribute(lambda e: e.of._meta.label_lower), "inventory.managedcluster"
+    )
+    target_id = factory.Maybe("of", factory.LazyAttribute(lambda e: str(e.of.pk)), "")
+    target = factory.Maybe("of", factory.LazyAttribute(lambda e: str(e.of)), "cluster-0001")
+    hub = factory.Maybe("of", factory.SelfAttribute("of.hub"), factory.SubFactory(HubFactory, name="east"))
+    outcome = AuditEntry.Outcome.OK

@@ -10,6 +10,7 @@ from rest_framework import serializers
 from inventory import roles
 from inventory.models import (
     AddOnPlacementScore,
+    AuditEntry,
     ClusterSetRole,
     Hub,
     ManagedCluster,
@@ -180,6 +181,38 @@ class AddOnPlacementScoreSerializer(HubScopedSerializer):
 
     def get_expired(self, score: AddOnPlacementScore) -> bool:
         return score.valid_until is not None and score.valid_until < self.context["now"]
+
+
+class AuditEntrySerializer(HubScopedSerializer):
+    """One audit entry; `actor` is the name at the time (a user since deleted keeps it, `actor_id` null)."""
+
+    actor = serializers.CharField(source="actor_name", read_only=True)
+    actor_id = serializers.IntegerField(read_only=True, allow_null=True)
+    # null for entries recorded without a hub, or whose hub was removed since
+    hub = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    hub_id = serializers.IntegerField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = AuditEntry
+        fields = [
+            "id",
+            "at",
+            "actor",
+            "actor_id",
+            "action",
+            "target_type",
+            "target_id",
+            "target",
+            "hub",
+            "hub_id",
+            "outcome",
+            "before",
+            "after",
+            "hub_answer",
+            "request_id",
+            "source_address",
+        ]
+        read_only_fields = fields
 
 
 # --- editors: request and answer shapes for the schema; inventory.editing validates the values

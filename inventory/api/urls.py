@@ -12,5 +12,6 @@ router.register("cluster-set-bindings", views.ClusterSetBindingViewSet, basename
 router.register("addon-placement-scores", views.AddOnPlacementScoreViewSet, basename="addon-placement-score")
 router.register("sync-runs", views.SyncRunViewSet, basename="sync-run")
 router.register("cluster-set-roles", views.ClusterSetRoleViewSet, basename="cluster-set-role")
+router.register("audit", views.AuditEntryViewSet, basename="audit-entry")
 
 urlpatterns = router.urls

@@ -19,11 +19,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from fleetui import listing
-from inventory import editing, filtersets, queries, roles
+from inventory import audit, editing, filtersets, queries, roles
 from inventory.api import serializers as api
 from inventory.hubclient import HubError
 from inventory.models import (
     AddOnPlacementScore,
+    AuditEntry,
     ClusterSetRole,
     Hub,
     ManagedCluster,
@@ -231,6 +232,17 @@ class SyncRunViewSet(InventoryViewSet):
     queryset = SyncRun.objects.select_related("hub").order_by("-started_at", "-pk")
     serializer_class = api.SyncRunSerializer
     filterset_class = filtersets.SyncRunFilterSet
+
+
+class AuditEntryViewSet(InventoryViewSet):
+    """The audit log, newest first: superusers read every entry, other users the entries they made."""
+
+    queryset = AuditEntry.objects.select_related("hub")
+    serializer_class = api.AuditEntrySerializer
+    filterset_class = filtersets.AuditEntryFilterSet
+
+    def get_queryset(self) -> QuerySet[AuditEntry]:
+        return audit.visible_entries(self.request.user, super().get_queryset())
 
 
 ROLE_ERRORS = {code: EDIT_ERRORS[code] for code in (400, 403)}

@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from inventory.models import ManagedCluster, ManagedClusterSet
 from tests.factories import (
+    AuditEntryFactory,
     ClusterSetMembershipFactory,
     HubFactory,
     ManagedClusterFactory,
@@ -80,8 +81,10 @@ def test_clusterset_detail_query_count_does_not_grow(
     logged_in_client, django_assert_max_num_queries, count
 ) -> None:
     prod = seed_sets(count)
-    # session, user, set + roll-up, member count, member page, memberships, decisions, bindings, hub choices
-    with django_assert_max_num_queries(10):
+    AuditEntryFactory.create_batch(count, of=prod)
+    # session, user, set + roll-up, member count, member page, memberships, decisions, bindings, hub choices,
+    # and +1: the latest audit entries ("Recent changes")
+    with django_assert_max_num_queries(11):
         response = logged_in_client.get(
             reverse("inventory:clusterset-detail", args=[prod.pk]), {"per_page": 500}
         )

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from placement.models import Owner, Placement
 from tests.factories import (
+    AuditEntryFactory,
     ClusterResourceBindingFactory,
     DecisionChangeFactory,
     HubFactory,
@@ -194,9 +195,11 @@ def test_detail_query_count_is_constant(logged_in_client, clusters: int) -> None
         PlacementDecisionFactory(placement=placement, name=f"d-{index}", clusters=["c-0000"])
         DecisionChangeFactory(placement=placement)
         PlacementEventFactory(placement=placement)
+        AuditEntryFactory(of=placement)
     with CaptureQueriesContext(connection) as captured:
         response = detail(logged_in_client, placement, per_page="500")
     assert response.status_code == 200
     assert len(response.context["score_rows"]) == clusters
-    # session, user, placement + hub, decision pages, events, history, the approvals badge
-    assert len(captured) <= 7, [q["sql"] for q in captured]
+    # session, user, placement + hub, decision pages, events, history, the approvals badge,
+    # and +1: the latest audit entries ("Recent changes")
+    assert len(captured) <= 8, [q["sql"] for q in captured]
