@@ -206,11 +206,11 @@ def target_log(client: Client, response) -> list[int]:
 
 def test_object_pages_show_their_recent_changes_and_link_the_full_log(root_client: Client) -> None:
     hub = HubFactory(name="east")
-    cluster_set = ManagedClusterSetFactory(hub=hub, name="prod")
-    cluster = ManagedClusterFactory(hub=hub, name="c-1")
-    placement = PlacementFactory(hub=hub, name="web")
     # the three share an id, so each page's list and link tell them apart by type too
-    assert cluster.pk == cluster_set.pk == placement.pk
+    shared = 4242
+    cluster_set = ManagedClusterSetFactory(pk=shared, hub=hub, name="prod")
+    cluster = ManagedClusterFactory(pk=shared, hub=hub, name="c-1")
+    placement = PlacementFactory(pk=shared, hub=hub, name="web")
     for target, detail in (
         (cluster, "inventory:cluster-detail"),
         (cluster_set, "inventory:clusterset-detail"),
