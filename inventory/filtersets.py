@@ -66,6 +66,32 @@ class TaintKeyFilter(django_filters.CharFilter):
         return qs.filter(taint_keys__icontains=f",{value},") if value else qs
 
 
+# The ids a database integer column can hold: larger ones would fail in the driver, not match nothing.
+ID_RANGE = {"min_value": -(2**63), "max_value": 2**63 - 1}
+
+
+class IdsField(django_filters.fields.ModelMultipleChoiceField):
+    """Row ids; one beyond a 64-bit integer is refused like any other invalid id (SQLite raises
+    OverflowError and PostgreSQL "out of range" if such a value reaches them)."""
+
+    def _check_values(self, value: Sequence[object]) -> QuerySet:
+        for pk in value:
+            try:
+                number = int(str(pk))
+            except ValueError:
+                continue  # Django's own check names it
+            if not ID_RANGE["min_value"] <= number <= ID_RANGE["max_value"]:
+                invalid = self.error_messages["invalid_pk_value"]
+                raise forms.ValidationError(invalid, code="invalid_pk_value", params={"pk": pk})
+        return super()._check_values(value)
+
+
+class IdsFilter(django_filters.ModelMultipleChoiceFilter):
+    """Rows by id, repeatable (`hub_id=1&hub_id=2`)."""
+
+    field_class = IdsField
+
+
 @extend_schema_field(OpenApiTypes.STR)
 class HubNameFilter(django_filters.ModelMultipleChoiceFilter):
     """Hubs by name, repeatable (`hub=a&hub=b`)."""
@@ -78,7 +104,7 @@ class HubScopedFilterSet(django_filters.FilterSet):
     """`hub` (names) and `hub_id` (ids), each repeatable, for every model read from a hub."""
 
     hub = HubNameFilter()
-    hub_id = django_filters.ModelMultipleChoiceFilter(field_name="hub", queryset=Hub.objects.all())
+    hub_id = IdsFilter(field_name="hub", queryset=Hub.objects.all())
 
 
 class HubFilterSet(django_filters.FilterSet):
@@ -97,7 +123,7 @@ class ClusterFilterSet(HubScopedFilterSet):
     )
     name = django_filters.CharFilter(lookup_expr="icontains")
     cluster_set = django_filters.CharFilter(method="filter_cluster_set", label="Cluster set")
-    cluster_set_id = django_filters.ModelMultipleChoiceFilter(
+    cluster_set_id = IdsFilter(
         method="filter_cluster_set_id", queryset=ManagedClusterSet.objects.all(), label="Cluster set (id)"
     )
     kind = django_filters.MultipleChoiceFilter(choices=ManagedCluster.Kind.choices)

@@ -33,7 +33,10 @@ class LabelSelectorField(forms.CharField):
         try:
             return parse_selector_query(text)
         except SelectorError as exc:
-            raise forms.ValidationError(f"invalid label selector: {exc.message}", code="invalid") from exc
+            # the reason quotes user input, so it goes in as a parameter: a "%" in it is not a placeholder
+            raise forms.ValidationError(
+                "invalid label selector: %(reason)s", code="invalid", params={"reason": exc.message}
+            ) from exc
 
 
 class TaintKeyField(forms.CharField):
@@ -46,7 +49,9 @@ class TaintKeyField(forms.CharField):
     def clean(self, value: str | None) -> str:
         key = super().clean(value).strip()
         if key and (why := qualified_name_error(key)) is not None:
-            raise forms.ValidationError(f"invalid taint key {key!r}: {why}", code="invalid")
+            raise forms.ValidationError(
+                "invalid taint key %(key)r: %(why)s", code="invalid", params={"key": key, "why": why}
+            )
         return key
 
 

@@ -3,7 +3,7 @@
 import django_filters
 from django.db.models import Q, QuerySet
 
-from inventory.filtersets import HubScopedFilterSet, SortFilter
+from inventory.filtersets import ID_RANGE, HubScopedFilterSet, SortFilter
 from placement import queries
 from placement.approvals import OPEN_STATES
 from placement.models import ApprovalRequest, Owner, Placement, StagedUpdateRun, StagedUpdateStrategy
@@ -83,7 +83,7 @@ class StagedUpdateRunFilterSet(HubScopedFilterSet):
     state = django_filters.MultipleChoiceFilter(
         field_name="spec__state", label="State", choices=[(s, s) for s in ("Initialize", "Run", "Stop")]
     )
-    placement_id = django_filters.NumberFilter(label="Placement id")
+    placement_id = django_filters.NumberFilter(label="Placement id", **ID_RANGE)
     sort = SortFilter(
         fields=(("name", "name"), ("hub__name", "hub"), ("owner", "owner"), ("created", "created")),
         tiebreak=("name", "hub__name", "pk"),
