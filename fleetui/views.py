@@ -5,6 +5,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from inventory import roles
 from inventory.models import ManagedCluster
 from placement.models import Placement
 
@@ -13,9 +14,9 @@ PAGE_SIZE = 25
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """Loaded clusters and placements, each paged on its own query parameter."""
-    clusters = Paginator(ManagedCluster.objects.for_listing(), PAGE_SIZE)
-    placements = Paginator(Placement.objects.for_listing(), PAGE_SIZE)
+    """The clusters and placements the user's roles show, each paged on its own query parameter."""
+    clusters = Paginator(roles.restrict(ManagedCluster.objects.for_listing(), request.user), PAGE_SIZE)
+    placements = Paginator(roles.restrict(Placement.objects.for_listing(), request.user), PAGE_SIZE)
     return render(
         request,
         "home.html",

@@ -13,6 +13,7 @@ What a role on a set covers (the same rules with "admin" in place of "view" for 
   can use the set);
 - a Fleet ClusterResourcePlacement, which is cluster-scoped and cannot be bound, when the set is on the
   placement's hub and has at least one member (the user sees some of the clusters it can pick from);
+  a ClusterStagedUpdateStrategy, cluster-scoped too, by the same rule;
 - a ManagedClusterSetBinding through the set it names, an AddOnPlacementScore through the cluster it
   scores (its namespace), a ClusterSetRole through its set;
 - what belongs to a placement (decisions, bindings, events, history, staged update runs, and approval
@@ -54,6 +55,7 @@ from placement.models import (
     PlacementDecision,
     PlacementEvent,
     StagedUpdateRun,
+    StagedUpdateStrategy,
 )
 
 Role = ClusterSetRole.Role
@@ -145,6 +147,8 @@ RULES: dict[type[models.Model], Callable[[QuerySet], Q | Exists]] = {
     PlacementEvent: _through_placement("placement"),
     DecisionChange: _through_placement("placement"),
     StagedUpdateRun: _through_placement("placement"),
+    # cluster-scoped like a CRP, and what CRPs of its hub roll out with
+    StagedUpdateStrategy: lambda set_ids: Exists(_populated_sets_of(set_ids, OuterRef("hub_id"))),
     ApprovalRequest: _through_placement("run__placement"),
 }
 

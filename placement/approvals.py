@@ -31,7 +31,7 @@ from inventory.hubclient import APPROVAL_REQUEST, KINDS_BY_NAME, HubClient, HubE
 from inventory.models import AuditEntry, Hub
 from inventory.sync import apply_event
 from placement import rollouts
-from placement.models import ApprovalRequest, Owner
+from placement.models import ApprovalRequest, Owner, StagedUpdateRun
 from placement.scheduler.ocm.status import set_condition
 from placement.scheduler.rollout.approval import APPROVED, PENDING, approval_state, approved_condition
 from placement.scheduler.timeutil import parse_time
@@ -104,18 +104,25 @@ def inbox_entries(rows: Iterable[ApprovalRequest], user: AbstractBaseUser) -> li
     """The inbox rows; who may approve which is decided for the whole page at once (two queries)."""
     stages = [(row, stage_clusters(row)) for row in rows]
     allowed = roles.can_approve_stages(user, [(row.hub_id, names) for row, names in stages])
+    stoppable = _administered_runs(user, [row.run_id for row, _ in stages if _stoppable(row)])
     return [
-        InboxEntry(row, task_kind(row), names, waiting_since(row), may, can_stop_run(user, row))
+        InboxEntry(row, task_kind(row), names, waiting_since(row), may, row.run_id in stoppable)
         for (row, names), may in zip(stages, allowed, strict=True)
     ]
 
 
-def can_stop_run(user: AbstractBaseUser, row: ApprovalRequest) -> bool:
-    """A running dashboard-owned run, and a user who may change runs (hub-owned runs change on the hub)."""
+def _administered_runs(user: AbstractBaseUser, run_ids: list[int]) -> set[int]:
+    """Which of these runs `user` may stop: one query, none without runs."""
+    if not run_ids:
+        return set()
+    runs = roles.restrict(StagedUpdateRun.objects.filter(pk__in=run_ids), user, roles.ADMIN)
+    return set(runs.values_list("pk", flat=True))
+
+
+def _stoppable(row: ApprovalRequest) -> bool:
+    """A running dashboard-owned run (hub-owned runs change on the hub)."""
     run = row.run
-    if run is None or run.owner != Owner.DASHBOARD or run.spec.get("state") != rollouts.RUN:
-        return False
-    return rollouts.can_change_run(user)
+    return run is not None and run.owner == Owner.DASHBOARD and run.spec.get("state") == rollouts.RUN
 
 
 def task_kind(row: ApprovalRequest) -> str:

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from inventory.models import Hub
-from placement import history, service
+from placement import access, history, service
 from placement.manifests import KubernetesYamlLoader, LoadedManifests, read_text
 from placement.models import Placement
 from placement.scheduler.documents import Document, Family, Problem
@@ -51,6 +52,8 @@ class ApplyReport:
     applied: list[Applied] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # some problems are the user's roles refusing a placement (the page answers 403, not 400)
+    refused: bool = False
 
 
 def load_text(source: str, text: str) -> LoadedManifests:
@@ -71,7 +74,9 @@ def apply_manifests(loaded: LoadedManifests, hub: Hub, actor: service.Actor) -> 
     report = ApplyReport()
     parsed = parse_documents(loaded.documents, report.warnings.append)
     items = [item for item in parsed.objects if _applied(item, report.warnings)]
-    problems = [*loaded.problems, *parsed.problems, *_ownership_problems(hub, items)]
+    mirrors, denied = _refusals(hub, items, actor)
+    problems = [*loaded.problems, *parsed.problems, *mirrors, *denied]
+    report.refused = bool(denied)
     if problems:
         report.problems = [str(problem) for problem in loaded.ordered(problems)]
         return report
@@ -107,14 +112,26 @@ def _identity(item: ParsedObject) -> tuple[str, str, str]:
     return kind, getattr(item.value, "namespace", "") or "", item.document.name
 
 
-def _ownership_problems(hub: Hub, items: list[ParsedObject]) -> list[Problem]:
-    problems = []
+def _refusals(
+    hub: Hub, items: list[ParsedObject], actor: service.Actor
+) -> tuple[list[Problem], list[Problem]]:
+    """Placements that cannot be applied, found before anything is written: hub-owned mirrors, and those
+    a user's roles do not let them create or change (placement.access; commands act for the shell)."""
+    mirrors: list[Problem] = []
+    denied: list[Problem] = []
     for item in items:
         kind, namespace, name = _identity(item)
-        if Placement.objects.filter(hub=hub, kind=kind, namespace=namespace, name=name, owner="hub").exists():
+        placement = Placement.objects.filter(hub=hub, kind=kind, namespace=namespace, name=name).first()
+        if placement is not None and placement.read_only:
             message = f"{kind} {name} is a read-only mirror of hub {hub.name}; change it on the hub"
-            problems.append(item.document.problem("metadata.name", message))
-    return problems
+            mirrors.append(item.document.problem("metadata.name", message))
+        elif not isinstance(actor, AbstractBaseUser) or (placement and access.can_change(actor, placement)):
+            continue
+        elif placement and access.visible(Placement.objects.filter(pk=placement.pk), actor).exists():
+            denied.append(item.document.problem("metadata.name", access.CHANGE_DENIED))
+        elif not access.can_add(actor, hub, kind, namespace):  # new, or hidden: as if it did not exist
+            denied.append(item.document.problem("metadata.namespace", access.ADD_DENIED))
+    return mirrors, denied
 
 
 def _apply(hub: Hub, item: ParsedObject, actor: service.Actor) -> Applied:

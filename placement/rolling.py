@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
@@ -33,7 +33,7 @@ from django.utils import timezone
 from inventory import audit
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry
-from placement import history, hubbindings, queries, rollout_preview, service
+from placement import access, history, hubbindings, queries, rollout_preview, service
 from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
@@ -401,15 +401,14 @@ def roll_out_new_snapshot(
 ) -> int:
     """Bump a dashboard-owned CRP's resource snapshot index (audited); rolling CRPs then roll every
     bound cluster to it, staged ones use it for their next run. Answers the new index."""
-    denied = None
-    if isinstance(actor, AbstractBaseUser) and not service.can_change(actor):
-        denied = PermissionDenied("rolling out needs staff or the placement.change_placement permission")
-    elif placement.read_only:
-        denied = service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; roll it out there")
-    if denied is not None:
+    access.authorise(
+        actor, lambda user: access.can_change(user, placement), access.CHANGE_DENIED, action=SNAPSHOT_ACTION,
+        target=placement, request=request,
+    )
+    if placement.read_only:
         outcome = AuditEntry.Outcome.DENIED
         audit.record(actor, SNAPSHOT_ACTION, placement, hub=placement.hub, outcome=outcome, request=request)
-        raise denied
+        raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; roll it out there")
     if placement.is_ocm:
         raise ValidationError("only Fleet ClusterResourcePlacements have resource snapshots")
     now = timezone.now() if now is None else now

@@ -34,7 +34,7 @@ from django.utils import timezone
 from inventory import audit
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, Hub, ManagedCluster
-from placement import history, hubbindings, service, tables, tasks
+from placement import access, history, hubbindings, service, tables, tasks
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -74,8 +74,8 @@ FORBIDDEN_TRANSITIONS = frozenset({(INITIALIZE, STOP), (RUN, INITIALIZE), (STOP,
 # upstream CRD: size(self.metadata.name) < 64, placementName MaxLength=255
 MAX_RUN_NAME, MAX_PLACEMENT_NAME = 63, 255
 
-ADD_RUN, CHANGE_RUN = "placement.add_stagedupdaterun", "placement.change_stagedupdaterun"
-ADD_STRATEGY = "placement.add_stagedupdatestrategy"
+STRATEGY_DENIED = "Adding a strategy needs the admin role on a cluster set of its hub."
+RUN_DENIED = "Changing a staged update run needs the admin role on a cluster set its placement can use."
 # A due marker older than this belongs to a lost message: the next request (or beat) queues again.
 QUEUED_TTL = timedelta(minutes=2)
 # A step the hub failed is tried again this much later.
@@ -88,25 +88,6 @@ class ReadOnlyRun(PermissionDenied):
 
 
 # --- authorisation --------------------------------------------------------------------------------
-
-
-def can_add_run(user: AbstractBaseUser) -> bool:
-    return bool(user.is_staff or user.has_perm(ADD_RUN))
-
-
-def can_change_run(user: AbstractBaseUser) -> bool:
-    """Staff, or the Django permission (narrowed to cluster-set admins by a later issue)."""
-    return bool(user.is_staff or user.has_perm(CHANGE_RUN))
-
-
-def can_add_strategy(user: AbstractBaseUser) -> bool:
-    return bool(user.is_staff or user.has_perm(ADD_STRATEGY))
-
-
-def _authorise(actor: Actor, allowed: bool, what: str, permission: str) -> None:
-    # string actors are commands run by whoever holds the shell; users need the permission
-    if isinstance(actor, AbstractBaseUser) and not allowed:
-        raise PermissionDenied(f"{actor.get_username()} may not {what}: it needs staff or {permission}")
 
 
 # --- objects as the engine and the API see them ----------------------------------------------------
@@ -256,7 +237,10 @@ def create_strategy(
     *, hub: Hub, name: str, spec: Any, actor: Actor, request: HttpRequest | None = None
 ) -> StagedUpdateStrategy:
     """A dashboard-owned ClusterStagedUpdateStrategy of `hub`, checked with the CRD's rules."""
-    _authorise(actor, isinstance(actor, str) or can_add_strategy(actor), "add strategies", ADD_STRATEGY)
+    access.authorise(
+        actor, lambda user: access.can_add_strategy(user, hub), STRATEGY_DENIED, action="strategy.create",
+        target=StagedUpdateStrategy(hub=hub, name=name), request=request,
+    )
     _check_name(StagedUpdateStrategy, hub, name, STRATEGY_KIND)
     try:
         parse_staged_update_strategy({"metadata": {"name": name}, "spec": spec})
@@ -296,9 +280,13 @@ def _state(state: Any) -> str:
     return str(state)
 
 
-def external_placement(hub: Hub, name: str) -> Placement:
-    """The dashboard-owned External CRP a dashboard run can drive, or a ValidationError saying why not."""
-    crp = Placement.objects.filter(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, name=name).first()
+def external_placement(hub: Hub, name: str, actor: Actor = "") -> Placement:
+    """The dashboard-owned External CRP a dashboard run can drive, or a ValidationError saying why not;
+    for a user actor, among the CRPs their roles show (others are "not found", as if absent)."""
+    crps = Placement.objects.filter(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, name=name)
+    if isinstance(actor, AbstractBaseUser):
+        crps = access.visible(crps, actor)
+    crp = crps.first()
     if crp is None:
         missing = f"ClusterResourcePlacement {name} not found on hub {hub.name}"
         raise ValidationError({"spec.placementName": missing})
@@ -324,10 +312,14 @@ def create_run(
     *, hub: Hub, name: str, spec: Any, actor: Actor, request: HttpRequest | None = None
 ) -> StagedUpdateRun:
     """A dashboard-owned ClusterStagedUpdateRun of `hub`, then its first step (initialisation) queued."""
-    _authorise(actor, isinstance(actor, str) or can_add_run(actor), "add staged update runs", ADD_RUN)
-    _check_name(StagedUpdateRun, hub, name, RUN_KIND)
+    draft = StagedUpdateRun(hub=hub, owner=Owner.DASHBOARD, name=name)
+    refused = {"action": "run.create", "target": draft, "request": request}
+    access.authorise(actor, access.administers_any, access.ADMIN_NEEDED, **refused)
     cleaned = run_spec(spec)
-    placement = external_placement(hub, cleaned["placementName"])
+    placement = external_placement(hub, cleaned["placementName"], actor)
+    access.authorise(actor, lambda user: access.can_change(user, placement), RUN_DENIED, **refused)
+    # only now: whether a name is taken on the hub is for those who may run its placements
+    _check_name(StagedUpdateRun, hub, name, RUN_KIND)
     if not StagedUpdateStrategy.objects.filter(hub=hub, name=cleaned["stagedRolloutStrategyName"]).exists():
         strategy = cleaned["stagedRolloutStrategyName"]
         raise ValidationError(
@@ -353,7 +345,10 @@ def set_run_state(
             f"{RUN_KIND} {run.name} belongs to hub {run.hub.name}; its controller runs it, so change its "
             "state on the hub (kubectl patch)"
         )
-    _authorise(user, isinstance(user, str) or can_change_run(user), "change staged update runs", CHANGE_RUN)
+    access.authorise(
+        user, lambda actor: access.can_change_run(actor, run), RUN_DENIED, action="run.state", target=run,
+        request=request,
+    )
     state = _state(state)
     with transaction.atomic():
         locked = StagedUpdateRun.objects.select_for_update().get(pk=run.pk)

@@ -27,9 +27,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.http import HttpRequest
 from django.utils import timezone
 
-from inventory import scheduler_inputs
+from inventory import audit, scheduler_inputs
 from inventory.models import (
     AddOnPlacementScore,
     Hub,
@@ -37,7 +38,7 @@ from inventory.models import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
 )
-from placement import history
+from placement import access, history
 from placement.models import (
     PLACEMENT_LABEL,
     ClusterResourceBinding,
@@ -70,8 +71,7 @@ OCM_API_VERSION = "cluster.open-cluster-management.io/v1beta1"
 FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
 # The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
 CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
-CHANGE_PERMISSION = "placement.change_placement"
-ADD_PERMISSION = "placement.add_placement"
+SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
 
 
 class ReadOnlyPlacement(PermissionDenied):
@@ -615,15 +615,9 @@ def _store_fleet(
 # --- spec changes ----------------------------------------------------------------------------------
 
 
-def can_change(user: AbstractBaseUser, *, adding: bool = False) -> bool:
-    """Staff, or the Django model permission (roles arrive later)."""
-    return bool(user.is_staff or user.has_perm(ADD_PERMISSION if adding else CHANGE_PERMISSION))
-
-
-def _authorise(actor: Actor, *, adding: bool = False) -> None:
-    # string actors are commands run by whoever holds the shell; users need the permission
-    if isinstance(actor, AbstractBaseUser) and not can_change(actor, adding=adding):
-        raise PermissionDenied(f"{actor.get_username()} may not {'add' if adding else 'change'} placements")
+def _audit(actor: Actor, action: str, placement: Placement, request: HttpRequest | None, **diff: Any) -> None:
+    who = actor or history.actor_label(actor)
+    audit.record(who, action, placement, hub=placement.hub, request=request, **diff)
 
 
 def validate_spec(placement: Placement, spec: Mapping[str, Any]) -> None:
@@ -637,10 +631,20 @@ def validate_spec(placement: Placement, spec: Mapping[str, Any]) -> None:
 
 
 def apply_spec(
-    placement: Placement, spec: Mapping[str, Any], *, actor: Actor, trigger: str = "spec edited"
+    placement: Placement,
+    spec: Mapping[str, Any],
+    *,
+    actor: Actor,
+    trigger: str = "spec edited",
+    request: HttpRequest | None = None,
+    audit_as: str | None = SPEC_ACTION,
 ) -> Placement:
-    """Validate, save and reschedule a dashboard-owned placement's new spec; recorded with the actor."""
-    _authorise(actor)
+    """Validate, save and reschedule a dashboard-owned placement's new spec; recorded in its history and,
+    as `audit_as` (None: the caller audits its own narrower change), in the audit log."""
+    access.authorise(
+        actor, lambda user: access.can_change(user, placement), access.CHANGE_DENIED,
+        action=audit_as or SPEC_ACTION, target=placement, request=request,
+    )
     if placement.read_only:
         raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
     validate_spec(placement, spec)
@@ -649,6 +653,8 @@ def apply_spec(
     placement.save(update_fields=["spec", "updated"])
     if before != placement.spec:
         history.record_spec_change(placement, trigger, before, actor)
+        if audit_as:
+            _audit(actor, audit_as, placement, request, before=before, after=placement.spec)
     reschedule(placement, trigger=trigger, actor=actor)
     return placement
 
@@ -663,9 +669,9 @@ def create_placement(
     actor: Actor,
     labels: Mapping[str, str] | None = None,
     annotations: Mapping[str, str] | None = None,
+    request: HttpRequest | None = None,
 ) -> Placement:
-    """A dashboard-owned Placement / ClusterResourcePlacement of `hub`, validated and scheduled."""
-    _authorise(actor, adding=True)
+    """A dashboard-owned Placement / ClusterResourcePlacement of `hub`, validated, scheduled and audited."""
     if kind not in Placement.Kind.values:
         raise ValidationError({"kind": f"must be one of {', '.join(Placement.Kind.values)}"})
     placement = Placement(
@@ -680,6 +686,10 @@ def create_placement(
     )
     if kind == Placement.Kind.PLACEMENT and not namespace:
         raise ValidationError({"metadata.namespace": "Required value"})
+    access.authorise(
+        actor, lambda user: access.can_add(user, hub, kind, placement.namespace), access.ADD_DENIED,
+        action=CREATE_ACTION, target=placement, request=request,
+    )
     try:
         parse(placement)
     except ManifestError as exc:
@@ -688,9 +698,28 @@ def create_placement(
         raise ValidationError({"metadata.name": f"{kind} {placement} already exists on hub {hub}"})
     placement.save()
     history.record_spec_change(placement, "created", None, actor)
+    _audit(actor, CREATE_ACTION, placement, request, after=placement.spec)
     logger.info("%s %s created on hub %s by %s", kind, placement, hub, history.actor_label(actor))
     reschedule(placement, trigger="created", actor=actor)
     return placement
+
+
+def delete_placement(placement: Placement, *, actor: Actor, request: HttpRequest | None = None) -> None:
+    """Delete a dashboard-owned placement with its own decisions and bindings (audited)."""
+    access.authorise(
+        actor, lambda user: access.can_change(user, placement), access.CHANGE_DENIED,
+        action=DELETE_ACTION, target=placement, request=request,
+    )
+    if placement.read_only:
+        raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
+    before = {"kind": placement.kind, "namespace": placement.namespace, "name": placement.name}
+    with transaction.atomic():
+        _audit(actor, DELETE_ACTION, placement, request, before={**before, "spec": placement.spec})
+        # a dashboard placement's own decisions and bindings go with it; hub mirrors are not ours
+        PlacementDecision.objects.filter(placement=placement, owner=Owner.DASHBOARD).delete()
+        ClusterResourceBinding.objects.filter(placement=placement, owner=Owner.DASHBOARD).delete()
+        placement.delete()
+    logger.info("%s %s deleted by %s", placement.kind, placement, history.actor_label(actor))
 
 
 def due_delay(due: datetime, now: datetime) -> float:

@@ -23,7 +23,7 @@ from django.http import HttpRequest
 from inventory import audit
 from inventory.editing import invalid_value
 from inventory.models import AuditEntry
-from placement import service, whatif
+from placement import access, service, whatif
 from placement.models import Placement
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.labels import qualified_name_error
@@ -93,8 +93,8 @@ def _validated(placement: Placement, tolerations: Any) -> list[dict[str, Any]]:
 
 
 def can_edit(user: AbstractBaseUser, placement: Placement) -> bool:
-    """Dashboard-owned placements, for those who may change placements (the roles work replaces this)."""
-    return not placement.read_only and service.can_change(user)
+    """Dashboard-owned placements, for admins of the sets they can use (placement.access)."""
+    return not placement.read_only and access.can_change(user, placement)
 
 
 def preview(placement: Placement, tolerations: Any, *, now: datetime | None = None) -> dict[str, Any]:
@@ -136,9 +136,11 @@ def save(
         )
         if placement.read_only:
             raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
-        raise PermissionDenied(f"{actor.get_username()} may not change placements")
+        raise PermissionDenied(access.CHANGE_DENIED)
     tolerations = _validated(placement, tolerations)
-    service.apply_spec(placement, spec_with(placement, tolerations), actor=actor, trigger=TRIGGER)
+    # audited here, as the tolerations before and after, not as the whole spec
+    spec = spec_with(placement, tolerations)
+    service.apply_spec(placement, spec, actor=actor, trigger=TRIGGER, request=request, audit_as=None)
     after = current(placement)
     audit.record(
         actor, ACTION, placement, hub=placement.hub, before=before, after=after,

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,7 +20,9 @@ from fleetui import listing
 from fleetui.editors import EditorPage, ListEditor, edit_rows, respond
 from inventory import audit
 from inventory import tables as inventory_tables
+from inventory.models import AuditEntry
 from placement import (
+    access,
     approvals,
     importing,
     queries,
@@ -61,7 +64,8 @@ TIMELINE_LENGTH = 50
 @login_required
 @require_GET
 def placement_list(request: HttpRequest) -> HttpResponse:
-    filterset = PlacementFilterSet(request.GET, queryset=queries.for_list(Placement.objects.for_listing()))
+    placements = access.visible(queries.for_list(Placement.objects.for_listing()), request.user)
+    filterset = PlacementFilterSet(request.GET, queryset=placements)
     page = listing.filtered_page(request, filterset)
     for placement in listing.materialise(page):
         placement.condition = queries.condition(placement)
@@ -74,11 +78,21 @@ def placement_list(request: HttpRequest) -> HttpResponse:
         "columns": listing.sort_links(tables.PLACEMENT_COLUMNS, request.GET),
         "page_queries": listing.page_queries(request, page),
         "placement_url": reverse("placement:placement-list"),
-        "can_add": service.can_change(request.user, adding=True),
+        "can_add": access.administers_any(request.user),
     }
     return listing.render_list(
         request, "placement/placement_list.html", "placement/_placement_table.html", context
     )
+
+
+def _visible_placement(request: HttpRequest, pk: int) -> Placement:
+    """The placement if the user's roles show it; 404 otherwise, as if it did not exist."""
+    return get_object_or_404(access.visible(Placement.objects.select_related("hub"), request.user), pk=pk)
+
+
+def _visible_run(request: HttpRequest, pk: int, *related: str) -> StagedUpdateRun:
+    runs = access.visible(StagedUpdateRun.objects.select_related(*related), request.user)
+    return get_object_or_404(runs, pk=pk)
 
 
 def _score_context(request: HttpRequest, placement: Placement) -> dict:
@@ -118,7 +132,7 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict:
 @login_required
 @require_GET
 def placement_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    placement = _visible_placement(request, pk)
     context = _score_context(request, placement)
     if listing.is_htmx(request):
         return render(request, "placement/_score_table.html", context)
@@ -132,16 +146,12 @@ def placement_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
         "requested": queries.requested(placement),
         "controls": whatif.controls(placement),
-        "can_apply": not placement.read_only and service.can_change(request.user),
+        "can_apply": not placement.read_only and access.can_change(request.user, placement),
         "weights": dict(context["prioritizers"]),
         **inventory_tables.recent_changes(placement),
     }
     context |= _rollout_context(request, placement, context)
     return render(request, "placement/placement_detail.html", context)
-
-
-ADD_DENIED = "Adding placements needs staff or the placement.add_placement permission."
-CHANGE_DENIED = "Changing placements needs staff or the placement.change_placement permission."
 
 
 def _forbidden(request: HttpRequest, reason: str) -> HttpResponse:
@@ -151,15 +161,18 @@ def _forbidden(request: HttpRequest, reason: str) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def placement_create(request: HttpRequest) -> HttpResponse:
-    if not service.can_change(request.user, adding=True):
-        return _forbidden(request, ADD_DENIED)
+    if not access.administers_any(request.user):
+        return _forbidden(request, access.ADMIN_NEEDED)
     if request.method == "GET":
         form = PlacementForm(initial=PlacementForm.initial_for(request.GET.get("kind")))
     else:
         form = PlacementForm(request.POST)
         if form.is_valid():
             try:
-                placement = service.create_placement(**form.placement_fields(), actor=request.user)
+                fields = form.placement_fields()
+                placement = service.create_placement(**fields, actor=request.user, request=request)
+            except PermissionDenied as exc:
+                return _forbidden(request, str(exc))
             except ValidationError as exc:
                 form.add_service_error(exc)
             else:
@@ -170,19 +183,23 @@ def placement_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def placement_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    placement = _visible_placement(request, pk)
     if placement.read_only:
         hub = placement.hub.name
         return _forbidden(request, f"{placement} is a read-only mirror of hub {hub}; change it on the hub.")
-    if not service.can_change(request.user):
-        return _forbidden(request, CHANGE_DENIED)
+    if not access.can_change(request.user, placement):
+        if request.method == "POST":  # an attempted change is audited; opening the form is not
+            denied = AuditEntry.Outcome.DENIED
+            audit.record(request.user, service.SPEC_ACTION, placement, hub=placement.hub, outcome=denied,
+                         request=request)
+        return _forbidden(request, access.CHANGE_DENIED)
     if request.method == "GET":
         form = SpecForm(initial={"spec": as_yaml(placement.spec)})
     else:
         form = SpecForm(request.POST)
         if form.is_valid():
             try:
-                service.apply_spec(placement, form.cleaned_data["spec"], actor=request.user)
+                service.apply_spec(placement, form.cleaned_data["spec"], actor=request.user, request=request)
             except ValidationError as exc:
                 form.add_service_error(exc)
             else:
@@ -193,14 +210,14 @@ def placement_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def placement_upload(request: HttpRequest) -> HttpResponse:
-    if not service.can_change(request.user, adding=True):
-        return _forbidden(request, ADD_DENIED)
+    if not access.administers_any(request.user):
+        return _forbidden(request, access.ADMIN_NEEDED)
     report = None
     form = UploadForm(request.POST, request.FILES) if request.method == "POST" else UploadForm()
     if form.is_valid():
         loaded = importing.load_text(*form.cleaned_data["manifests"])
         report = importing.apply_manifests(loaded, form.cleaned_data["hub"], request.user)
-    status = 400 if report is not None and report.problems else 200
+    status = 200 if report is None or not report.problems else 403 if report.refused else 400
     return render(request, "placement/placement_upload.html", {"form": form, "report": report}, status=status)
 
 
@@ -262,8 +279,6 @@ def approval_approve(request: HttpRequest, pk: int) -> HttpResponse:
 
 # --- staged update runs and strategies (placement.rollouts) ---------------------------------------------
 
-RUN_ADD_DENIED = "Adding staged update runs needs staff or the placement.add_stagedupdaterun permission."
-STRATEGY_ADD_DENIED = "Adding strategies needs staff or the placement.add_stagedupdatestrategy permission."
 # a run page refreshes itself this often while its run is moving
 RUN_POLL_SECONDS = 5
 
@@ -271,7 +286,8 @@ RUN_POLL_SECONDS = 5
 @login_required
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = rollouts.with_pending_approvals(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"))
+    runs = access.visible(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"), request.user)
+    runs = rollouts.with_pending_approvals(runs)
     filterset = StagedUpdateRunFilterSet(request.GET, queryset=runs)
     page = listing.filtered_page(request, filterset)
     for run in listing.materialise(page):
@@ -282,7 +298,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
         "page": page,
         "columns": listing.sort_links(tables.RUN_COLUMNS, request.GET),
         "page_queries": listing.page_queries(request, page),
-        "can_add": rollouts.can_add_run(request.user),
+        "can_add": access.administers_any(request.user),
     }
     return listing.render_list(request, "placement/run_list.html", "placement/_run_table.html", context)
 
@@ -306,7 +322,8 @@ def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict:
         "events": rollouts.run_events(run),
         "audit": audit.entries_for(run),
         "next_states": rollouts.next_states(run),
-        "can_change": rollouts.can_change_run(request.user),
+        "can_change": access.can_change_run(request.user, run),
+        "denied_reason": rollouts.RUN_DENIED,
         "poll": not summary.finished and run.spec.get("state") in (rollouts.RUN, rollouts.STOP),
         "poll_seconds": RUN_POLL_SECONDS,
         "spec_yaml": as_yaml(run.spec),
@@ -316,7 +333,7 @@ def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict:
 @login_required
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = get_object_or_404(StagedUpdateRun.objects.select_related("hub", "placement"), pk=pk)
+    run = _visible_run(request, pk, "hub", "placement")
     if rollouts.catch_up(run):
         run.refresh_from_db()
     context = _run_context(request, run)
@@ -328,7 +345,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def run_state(request: HttpRequest, pk: int) -> HttpResponse:
     """Initialize / Run / Stop (POST + CSRF): permission-checked and audited by `rollouts.set_run_state`."""
-    run = get_object_or_404(StagedUpdateRun.objects.select_related("hub"), pk=pk)
+    run = _visible_run(request, pk, "hub")
     state = request.POST.get("state", "")
     try:
         rollouts.set_run_state(run, state, request.user, request=request)
@@ -341,29 +358,33 @@ def run_state(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("placement:run-detail", pk=run.pk)
 
 
-def _names(model: type[Placement | StagedUpdateStrategy], **filters: object) -> list[str]:
-    return sorted(set(model.objects.filter(**filters).values_list("name", flat=True)))
+def _names(request: HttpRequest, rows: QuerySet[Placement] | QuerySet[StagedUpdateStrategy]) -> list[str]:
+    """The names the user's roles show, for the form's suggestions."""
+    return sorted(set(access.visible(rows, request.user).values_list("name", flat=True)))
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def run_create(request: HttpRequest) -> HttpResponse:
-    if not rollouts.can_add_run(request.user):
-        return _forbidden(request, RUN_ADD_DENIED)
+    if not access.administers_any(request.user):
+        return _forbidden(request, access.ADMIN_NEEDED)
     initial = {"placement_name": request.GET.get("placement", ""), "hub": request.GET.get("hub")}
     form = RunForm(request.POST) if request.method == "POST" else RunForm(initial=initial)
     if form.is_valid():
         try:
             run = rollouts.create_run(**form.run_fields(), actor=request.user, request=request)
+        except PermissionDenied as exc:
+            return _forbidden(request, str(exc))
         except ValidationError as exc:
             form.add_service_error(exc)
         else:
             return redirect("placement:run-detail", pk=run.pk)
     external = {"kind": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "owner": Placement.Owner.DASHBOARD}
+    external_crps = Placement.objects.filter(spec__strategy__type=rollouts.EXTERNAL, **external)
     context = {
         "form": form,
-        "placements": _names(Placement, spec__strategy__type=rollouts.EXTERNAL, **external),
-        "strategies": _names(StagedUpdateStrategy),
+        "placements": _names(request, external_crps),
+        "strategies": _names(request, StagedUpdateStrategy.objects.all()),
     }
     return render(request, "placement/run_form.html", context, status=400 if form.errors else 200)
 
@@ -372,6 +393,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
 @require_GET
 def strategy_list(request: HttpRequest) -> HttpResponse:
     strategies = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
+    strategies = access.visible(strategies, request.user)
     filterset = StagedUpdateStrategyFilterSet(request.GET, queryset=strategies)
     page = listing.filtered_page(request, filterset)
     strategy_rows = listing.materialise(page)
@@ -385,7 +407,7 @@ def strategy_list(request: HttpRequest) -> HttpResponse:
         "page": page,
         "columns": listing.sort_links(tables.STRATEGY_COLUMNS, request.GET),
         "page_queries": listing.page_queries(request, page),
-        "can_add": rollouts.can_add_strategy(request.user),
+        "can_add": access.administers_any(request.user),
     }
     return listing.render_list(
         request, "placement/strategy_list.html", "placement/_strategy_table.html", context
@@ -395,8 +417,8 @@ def strategy_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def strategy_create(request: HttpRequest) -> HttpResponse:
-    if not rollouts.can_add_strategy(request.user):
-        return _forbidden(request, STRATEGY_ADD_DENIED)
+    if not access.administers_any(request.user):
+        return _forbidden(request, access.ADMIN_NEEDED)
     if request.method == "GET":
         form = StrategyForm(initial={"spec": as_yaml(EXAMPLE_STRATEGY)})
     else:
@@ -404,6 +426,8 @@ def strategy_create(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             try:
                 rollouts.create_strategy(**form.strategy_fields(), actor=request.user, request=request)
+            except PermissionDenied as exc:
+                return _forbidden(request, str(exc))
             except ValidationError as exc:
                 form.add_service_error(exc)
             else:
@@ -415,7 +439,7 @@ def strategy_create(request: HttpRequest) -> HttpResponse:
 
 # --- the toleration editor (placement.tolerations validates, previews and saves; hub-owned: read-only)
 
-TOLERATIONS_DENIED = "Editing tolerations needs a dashboard-owned placement and placement.change_placement."
+TOLERATIONS_DENIED = f"Editing tolerations needs a dashboard-owned placement. {access.CHANGE_DENIED}"
 
 
 def _toleration_response(
@@ -455,7 +479,7 @@ def _tolerations_saved(request: HttpRequest, placement: Placement) -> HttpRespon
 @require_http_methods(["GET", "POST"])
 def placement_tolerations(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: the editor (the placement page loads it); POST: `add` a row, `preview` the diff, `save`."""
-    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    placement = _visible_placement(request, pk)
     if request.method == "GET":
         return _toleration_response(request, placement)
     editor = ListEditor(
@@ -499,7 +523,7 @@ def _rollout_context(request: HttpRequest, placement: Placement, page: dict | No
         "snapshot_info": (placement.status or {}).get("resourceSnapshot") or {},
         "clusters": rolling.cluster_states(placement, rows),
         "condition_columns": rolling.CONDITION_COLUMNS,
-        "can_roll": not placement.read_only and service.can_change(request.user),
+        "can_roll": not placement.read_only and access.can_change(request.user, placement),
         "polling": bool(summary.get("requeueAt")),
         "poll_seconds": ROLLOUT_POLL_SECONDS,
     }
@@ -528,7 +552,7 @@ def _strategy(placement: Placement) -> dict | None:
 @require_GET
 def rollout_section(request: HttpRequest, pk: int) -> HttpResponse:
     """The Rollout section alone (htmx polls it while a rolling update moves)."""
-    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    placement = _visible_placement(request, pk)
     context = {"placement": placement, **_rollout_context(request, placement)}
     return render(request, "placement/_rollout_section.html", context)
 
@@ -537,7 +561,7 @@ def rollout_section(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def placement_rollout(request: HttpRequest, pk: int) -> HttpResponse:
     """Roll out a new resource snapshot (POST + CSRF; permission-checked and audited)."""
-    placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
+    placement = _visible_placement(request, pk)
     try:
         index = rolling.roll_out_new_snapshot(placement, actor=request.user, request=request)
     except PermissionDenied as exc:

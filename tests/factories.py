@@ -2,6 +2,7 @@
 
 import factory
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils import timezone
 
 from inventory.demohub import DemoHub
@@ -270,3 +271,41 @@ class AuditEntryFactory(factory.django.DjangoModelFactory):
     target = factory.Maybe("of", factory.LazyAttribute(lambda e: str(e.of)), "cluster-0001")
     hub = factory.Maybe("of", factory.SelfAttribute("of.hub"), factory.SubFactory(HubFactory, name="east"))
     outcome = AuditEntry.Outcome.OK
+
+
+def placement_role(
+    hub: Hub,
+    namespaces: tuple[str, ...] = (),
+    *,
+    role: str = ClusterSetRole.Role.ADMIN,
+    user: AbstractBaseUser | None = None,
+    **user_fields: object,
+) -> AbstractBaseUser:
+    """A user (`user`, or a new one from `user_fields`) holding `role` on the cluster sets through which
+    placement.access lets them see (view) or change (admin) placements of `hub`:
+
+    - with `namespaces`: every set bound to one of them (OCM Placements of those namespaces); a namespace
+      without a binding is an error, since binding a set here would change what the placements select;
+    - without: a set of the hub that has members (Fleet CRPs, strategies and runs); a hub without one gets
+      a set `placement-team` holding one of its clusters (a new ManagedCluster if it has none).
+    """
+    user = user or UserFactory(**user_fields)
+    if namespaces:
+        bound = ManagedClusterSetBinding.objects.filter(hub=hub, namespace__in=namespaces)
+        if unbound := set(namespaces) - set(bound.values_list("namespace", flat=True)):
+            raise ValueError(f"namespaces {sorted(unbound)} have no set bound on hub {hub.name}")
+        sets = ManagedClusterSet.objects.filter(hub=hub, name__in=bound.values("cluster_set"))
+    else:
+        populated = ManagedClusterSet.objects.filter(hub=hub, memberships__isnull=False).order_by("name")
+        sets = [populated.first() or _team_set(hub)]
+    for cluster_set in sets:
+        ClusterSetRole.objects.get_or_create(cluster_set=cluster_set, user=user, defaults={"role": role})
+    return user
+
+
+def _team_set(hub: Hub) -> ManagedClusterSet:
+    clusters = ManagedCluster.objects.filter(hub=hub).order_by("name")
+    cluster = clusters.first() or ManagedClusterFactory(hub=hub)
+    team, _ = ManagedClusterSet.objects.get_or_create(hub=hub, name="placement-team")
+    ClusterSetMembership.objects.get_or_create(cluster=cluster, cluster_set=team)
+    return team

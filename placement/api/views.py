@@ -1,7 +1,8 @@
 """Placements CRUD through the placement service, what-if, decisions, history, and the Argo CD ConfigMap.
 
-Hub-owned placements are read-only mirrors (403 with the reason); writes need staff or the Django
-model permissions and are recorded in the placement's history with the actor and logged.
+Every list and lookup shows only what the user's cluster-set roles let them see (placement.access; others
+answer 404); writes need the admin role (403 with the reason). Hub-owned placements are read-only
+mirrors (403 with the reason); writes are recorded in the placement's history and the audit log.
 """
 
 import logging
@@ -9,7 +10,6 @@ from typing import Any
 
 import yaml
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from inventory.api.views import InventoryPagination
 from inventory.models import Hub
-from placement import approvals, queries, rolling, rollouts, service, whatif
+from placement import access, approvals, queries, rolling, rollouts, service, whatif
 from placement.api import serializers as api
 from placement.argocd import argocd_configmap
 from placement.filtersets import (
@@ -51,22 +51,28 @@ def service_error(exc: ValidationError) -> exceptions.ValidationError:
 
 
 class PlacementPermission(BasePermission):
-    """Reads for every signed-in user; writes for staff or `placement.add/change/delete_placement`."""
+    """Reads of the placements the roles show (the queryset); writes for admins of their sets
+    (placement.access), refused before the body is read so a refused user learns nothing from it."""
+
+    WRITES = {"update": service.SPEC_ACTION, "partial_update": service.SPEC_ACTION,
+              "destroy": service.DELETE_ACTION}
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if view.action == "create" and not service.can_change(request.user, adding=True):
-            raise exceptions.PermissionDenied("creating placements needs staff or placement.add_placement")
+        if view.action == "create" and not access.administers_any(request.user):
+            raise exceptions.PermissionDenied(access.ADMIN_NEEDED)
         return True
 
     def has_object_permission(self, request: Request, view: Any, placement: Placement) -> bool:
-        if view.action not in ("update", "partial_update", "destroy"):
+        if view.action not in self.WRITES:
             return True
         if placement.read_only:
             raise exceptions.PermissionDenied(
                 f"{placement} is a read-only mirror of hub {placement.hub.name}; change it on the hub"
             )
-        if not service.can_change(request.user):
-            raise exceptions.PermissionDenied("changing placements needs staff or placement.change_placement")
+        _through_service(
+            access.authorise, request.user, lambda user: access.can_change(user, placement),
+            access.CHANGE_DENIED, action=self.WRITES[view.action], target=placement, request=request,
+        )
         return True
 
 
@@ -82,19 +88,16 @@ class PlacementViewSet(viewsets.ModelViewSet):
         return api.PlacementDetailSerializer if self.action == "retrieve" else api.PlacementSerializer
 
     def get_queryset(self) -> Any:
-        queryset = super().get_queryset()
+        queryset = access.visible(super().get_queryset(), self.request.user)
         # the detail view shows the explanation the list leaves out
         return queryset.defer(None).defer("annotations") if self.action == "retrieve" else queryset
 
     def perform_create(self, serializer: api.PlacementSerializer) -> None:
         data = serializer.validated_data
-        try:
-            placement = service.create_placement(
-                kind=data["kind"], hub=data["hub"], namespace=data.get("namespace", ""), name=data["name"],
-                spec=data["spec"], actor=self.request.user,
-            )
-        except ValidationError as exc:
-            raise service_error(exc) from exc
+        placement = _through_service(
+            service.create_placement, kind=data["kind"], hub=data["hub"], namespace=data.get("namespace", ""),
+            name=data["name"], spec=data["spec"], actor=self.request.user, request=self.request,
+        )
         logger.info("placement %s (%s) created on hub %s by %s", placement, placement.kind,
                     placement.hub.name, self.request.user.get_username())
         serializer.instance = self.get_queryset().get(pk=placement.pk)
@@ -102,20 +105,12 @@ class PlacementViewSet(viewsets.ModelViewSet):
     def perform_update(self, serializer: api.PlacementSerializer) -> None:
         placement = serializer.instance
         spec = serializer.validated_data.get("spec", placement.spec)
-        try:
-            service.apply_spec(placement, spec, actor=self.request.user)
-        except ValidationError as exc:
-            raise service_error(exc) from exc
+        _through_service(service.apply_spec, placement, spec, actor=self.request.user, request=self.request)
         logger.info("placement %s spec applied by %s", placement, self.request.user.get_username())
         serializer.instance = self.get_queryset().get(pk=placement.pk)
 
     def perform_destroy(self, placement: Placement) -> None:
-        with transaction.atomic():
-            # a dashboard placement's own decisions and bindings go with it; hub mirrors are not ours
-            queries.decision_pages(placement).delete()
-            queries.bindings(placement).delete()
-            placement.delete()
-        logger.info("placement %s deleted by %s", placement, self.request.user.get_username())
+        _through_service(service.delete_placement, placement, actor=self.request.user, request=self.request)
 
     @extend_schema(
         request=OpenApiTypes.OBJECT,
@@ -228,14 +223,17 @@ def _through_service(call: Any, *args: Any, **kwargs: Any) -> Any:
 
 class StagedUpdateStrategyViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """ClusterStagedUpdateStrategies (hub- and dashboard-owned). Creating one makes it dashboard-owned,
-    checked with the CRD's rules (400 naming the field) and audited; it needs staff or
-    placement.add_stagedupdatestrategy (403)."""
+    checked with the CRD's rules (400 naming the field) and audited; it needs the admin role on a
+    populated cluster set of its hub (403)."""
 
     queryset = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
     filterset_class = StagedUpdateStrategyFilterSet
     pagination_class = InventoryPagination
     serializer_class = api.StagedUpdateStrategySerializer
     permission_classes = [IsAuthenticated]
+
+    def get_queryset(self) -> Any:
+        return access.visible(super().get_queryset(), self.request.user)
 
     def perform_create(self, serializer: api.StagedUpdateStrategySerializer) -> None:
         data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
@@ -254,6 +252,9 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
     filterset_class = StagedUpdateRunFilterSet
     pagination_class = InventoryPagination
     permission_classes = [IsAuthenticated]
+
+    def get_queryset(self) -> Any:
+        return access.visible(super().get_queryset(), self.request.user)
 
     def get_serializer_class(self) -> type[api.StagedUpdateRunSerializer]:
         if self.action == "list":
@@ -280,26 +281,24 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
 # --- rolling updates (placement.rolling) and OCM rollout previews (placement.rollout_preview) -----------
 
 
+def _visible_placement(request: Request, pk: int) -> Placement:
+    return get_object_or_404(access.visible(Placement.objects.select_related("hub"), request.user), pk=pk)
+
+
 class PlacementRolloutView(APIView):
     """GET: the placement's rollout. POST: roll out a new resource snapshot of a dashboard-owned CRP
-    (staff or placement.change_placement; audited): 200 with the rollout after its first round, 403 for
-    hub mirrors or without the permission, 400 for OCM Placements."""
+    (admins of a populated set of its hub; audited): 200 with the rollout after its first round, 403 for
+    hub mirrors or without the role, 404 for placements the user cannot see, 400 for OCM Placements."""
 
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, pk: int) -> Response:
-        placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
-        return Response(rolling.describe(placement))
+        return Response(rolling.describe(_visible_placement(request, pk)))
 
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
-        placement = get_object_or_404(Placement.objects.select_related("hub"), pk=pk)
-        try:
-            rolling.roll_out_new_snapshot(placement, actor=request.user, request=request)
-        except PermissionDenied as exc:
-            raise exceptions.PermissionDenied(str(exc)) from exc
-        except ValidationError as exc:
-            raise service_error(exc) from exc
+        placement = _visible_placement(request, pk)
+        _through_service(rolling.roll_out_new_snapshot, placement, actor=request.user, request=request)
         placement.refresh_from_db()
         return Response(rolling.describe(placement))

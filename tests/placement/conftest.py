@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from inventory.models import Hub
 from placement import service
 from placement.models import Placement
-from tests.factories import UserFactory
+from tests.factories import placement_role
 
 # The demo MemberClusters' heartbeats are from just before this moment (README).
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -46,8 +46,9 @@ def manifests_hub(demo_fleet: None) -> Hub:
 
 
 @pytest.fixture
-def editor(db: None) -> User:
-    return UserFactory(username="editor", is_staff=True)
+def editor(manifests_hub: Hub) -> User:
+    """Admin of the sets bound to namespace web (OCM) and of a populated set (the hub's Fleet CRPs)."""
+    return placement_role(manifests_hub, user=placement_role(manifests_hub, ("web",), username="editor"))
 
 
 @pytest.fixture

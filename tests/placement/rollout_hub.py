@@ -14,7 +14,13 @@ from inventory.models import Hub
 from placement import service
 from placement.hubbindings import MANAGED_BY, MANAGED_BY_LABEL
 from placement.models import CRP_LABEL, Owner, Placement
-from tests.factories import ClusterResourceBindingFactory, HubFactory, PlacementFactory, synced_demo_hub_row
+from tests.factories import (
+    ClusterResourceBindingFactory,
+    HubFactory,
+    PlacementFactory,
+    placement_role,
+    synced_demo_hub_row,
+)
 
 APPLY_SECONDS, AVAILABLE_SECONDS = 2.0, 3.0
 BINDING = "ClusterResourceBinding"
@@ -45,6 +51,12 @@ def live_hub() -> Iterator[DemoHub]:
 @pytest.fixture
 def fleet_hub(fleet_sim: DemoHub) -> Hub:
     return synced_demo_hub_row(fleet_sim)
+
+
+@pytest.fixture(name="editor")
+def fleet_editor(fleet_hub: Hub) -> User:
+    """Admin of a populated set of the Fleet hub: may create its CRPs and roll them out."""
+    return placement_role(fleet_hub, username="editor")
 
 
 def crp_spec(count: int = 4, **rolling_update: Any) -> dict[str, Any]:

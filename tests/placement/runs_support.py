@@ -22,6 +22,7 @@ from tests.factories import (
     ManagedClusterSetFactory,
     StagedUpdateRunFactory,
     UserFactory,
+    placement_role,
     synced_demo_hub_row,
 )
 
@@ -54,8 +55,9 @@ def crp_spec(clusters: list[str] | None = None) -> dict[str, Any]:
 
 
 @pytest.fixture(name="editor")
-def editor_fixture(db: None) -> User:
-    return UserFactory(username="editor", is_staff=True)
+def editor_fixture(hub_row: Hub) -> User:
+    """Admin of a populated set of the Fleet hub: may change its CRPs, strategies and runs."""
+    return placement_role(hub_row, username="editor")
 
 
 @pytest.fixture(name="fleet_hub")

@@ -17,6 +17,7 @@ from tests.placement.rollout_hub import (
     MANAGED,
     create_crp,
     crp_spec,
+    fleet_editor,
     fleet_hub,
     fleet_sim,
     hub_bindings,
@@ -25,7 +26,7 @@ from tests.placement.rollout_hub import (
 )
 
 pytestmark = pytest.mark.django_db
-__all__ = ["fleet_hub", "fleet_sim"]  # fixtures, used by name
+__all__ = ["fleet_editor", "fleet_hub", "fleet_sim"]  # fixtures, used by name
 EXTERNAL = {**crp_spec(3), "strategy": {"type": "External"}}
 
 

@@ -9,7 +9,7 @@ from inventory.models import Hub, ManagedCluster
 from inventory.sync import sync_hub
 from placement import service
 from placement.models import PLACEMENT_LABEL, Owner, Placement, PlacementDecision
-from tests.factories import synced_demo_hub_row
+from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.rollout_hub import MANAGED, create_crp, crp_spec
 
 pytestmark = pytest.mark.django_db
@@ -22,6 +22,12 @@ def hub(demo_hub: DemoHub) -> Hub:
     hub.publish_namespace = "argocd"
     hub.save(update_fields=["publish_namespace"])
     return hub
+
+
+@pytest.fixture
+def editor(hub: Hub) -> User:
+    """Admin of the set bound to namespace default (OCM) and of a populated set (the hub's CRPs)."""
+    return placement_role(hub, user=placement_role(hub, ("default",), username="editor"))
 
 
 def test_published_decisions_carry_the_label_and_are_counted_once(

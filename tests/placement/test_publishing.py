@@ -12,7 +12,7 @@ from inventory.models import Hub
 from placement import publishing, service
 from placement.argocd import argocd_configmap
 from placement.models import PLACEMENT_LABEL, Placement
-from tests.factories import synced_demo_hub_row
+from tests.factories import placement_role, synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
 NAMESPACE = "argocd"
@@ -25,6 +25,12 @@ def hub(demo_hub: DemoHub) -> Hub:
     hub.publish_namespace = NAMESPACE
     hub.save(update_fields=["publish_namespace"])
     return hub
+
+
+@pytest.fixture
+def editor(hub: Hub) -> User:
+    """Admin of the set bound to namespace default: may create and change its Placements."""
+    return placement_role(hub, ("default",), username="editor")
 
 
 @pytest.fixture

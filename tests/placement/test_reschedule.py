@@ -15,7 +15,7 @@ from inventory.models import Hub
 from inventory.watch import HubWatcher
 from placement import service, tasks
 from placement.models import Placement
-from tests.factories import synced_demo_hub_row
+from tests.factories import placement_role, synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
 GOLD = {
@@ -32,8 +32,9 @@ def untainted(demo_hub: DemoHub) -> str:
     raise AssertionError("the demo hub has no untainted cluster")
 
 
-def test_a_label_change_on_the_hub_reschedules_the_placement(demo_hub: DemoHub, editor: User) -> None:
+def test_a_label_change_on_the_hub_reschedules_the_placement(demo_hub: DemoHub) -> None:
     hub = synced_demo_hub_row(demo_hub)
+    editor = placement_role(hub, ("default",), username="editor")
     placement = service.create_placement(
         kind=Placement.Kind.PLACEMENT, hub=hub, namespace="default", name="gold", spec=GOLD, actor=editor
     )
@@ -90,6 +91,7 @@ def test_toleration_expiry_schedules_a_timed_run(
             }
         ],
     }
+    placement_role(manifests_hub, ("ml",), user=editor)  # admin of the set bound to namespace ml
     placement = service.create_placement(
         kind=Placement.Kind.PLACEMENT, hub=manifests_hub, namespace="ml", name="edge", spec=spec, actor=editor
     )

@@ -7,10 +7,18 @@ from inventory.demohub import DemoHub
 from inventory.models import Hub
 from placement import rolling
 from placement.models import Placement
-from tests.placement.rollout_hub import create_crp, crp_spec, fleet_hub, fleet_sim, settle, snapshots
+from tests.placement.rollout_hub import (
+    create_crp,
+    crp_spec,
+    fleet_editor,
+    fleet_hub,
+    fleet_sim,
+    settle,
+    snapshots,
+)
 
 pytestmark = pytest.mark.django_db
-__all__ = ["fleet_hub", "fleet_sim"]  # fixtures, used by name
+__all__ = ["fleet_editor", "fleet_hub", "fleet_sim"]  # fixtures, used by name
 
 
 def rollout(crp: Placement) -> dict:

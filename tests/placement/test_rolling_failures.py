@@ -10,6 +10,7 @@ from placement.models import PlacementEvent
 from tests.placement.rollout_hub import (
     create_crp,
     crp_spec,
+    fleet_editor,
     fleet_hub,
     fleet_sim,
     make_apply_fail,
@@ -19,7 +20,7 @@ from tests.placement.rollout_hub import (
 )
 
 pytestmark = pytest.mark.django_db
-__all__ = ["fleet_hub", "fleet_sim"]  # fixtures, used by name
+__all__ = ["fleet_editor", "fleet_hub", "fleet_sim"]  # fixtures, used by name
 
 
 def test_a_failing_cluster_holds_the_rollout_and_is_retried_on_the_next_snapshot(

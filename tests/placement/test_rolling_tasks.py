@@ -4,13 +4,13 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.utils import timezone
 
 from fleetui.celery import app
 from placement import rolling, service, tasks
 from placement.models import Placement
 from placement.scheduler.timeutil import format_time
+from tests.factories import placement_role
 from tests.placement.rollout_hub import AVAILABLE, SPEC, offline_crp
 
 pytestmark = pytest.mark.django_db
@@ -32,8 +32,10 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple, dict]]:
     return calls
 
 
-def test_a_reschedule_that_changes_bindings_runs_a_round(editor: User) -> None:
+def test_a_reschedule_that_changes_bindings_runs_a_round() -> None:
     placement = offline_crp()
+    # admin of a set of the hub (an OCM cluster's set: the CRP still has no member cluster to pick)
+    editor = placement_role(placement.hub, username="editor")
     rolling.run_round(placement)
     placement.bindings.update(status=AVAILABLE)
     assert rollout(placement)["round"] == 1

@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 from celery.contrib.testing.worker import start_worker
-from django.contrib.auth.models import User
 from django.db import connection
 
 from fleetui.celery import app
 from inventory.demohub import DemoHub
 from placement import hubbindings, rolling
 from placement.models import Placement
-from tests.factories import synced_demo_hub_row
+from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.rollout_hub import AVAILABLE, create_crp, crp_spec, live_hub, offline_crp, snapshots
 
 __all__ = ["live_hub"]  # a fixture, used by name
@@ -39,12 +38,12 @@ def test_a_worker_runs_the_rounds_at_their_requeue_times(
     broker_url: str,
     database_url: str,
     live_hub: DemoHub,
-    editor: User,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(app.conf, "task_always_eager", False)
     monkeypatch.setattr(rolling, "POLL", timedelta(seconds=1))
     hub = synced_demo_hub_row(live_hub)
+    editor = placement_role(hub, username="editor")  # admin of a populated set of the hub
     app.control.purge()
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
         crp = create_crp(hub, editor, crp_spec(4, maxUnavailable=1, maxSurge=0))

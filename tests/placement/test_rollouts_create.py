@@ -1,19 +1,26 @@
 """Creating dashboard-owned strategies and runs: upstream's field paths and messages, the External
-dashboard-owned placement a run needs, permissions, audit, and the preview of what initialisation does."""
+dashboard-owned placement a run needs, the cluster-set roles they need, audit, and the preview of what
+initialisation does."""
+
+import re
+from collections.abc import Callable
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from inventory.models import AuditEntry, ManagedCluster
-from placement import rollouts
-from placement.models import CRP_LABEL, Owner, Placement
+from inventory.models import AuditEntry, ClusterSetRole, Hub, ManagedCluster
+from placement import access, rollouts
+from placement.models import CRP_LABEL, Owner, Placement, StagedUpdateRun, StagedUpdateStrategy
 from tests.factories import (
+    ClusterSetRoleFactory,
     HubFactory,
     ManagedClusterFactory,
+    ManagedClusterSetFactory,
     PlacementFactory,
     StagedUpdateStrategyFactory,
     UserFactory,
+    placement_role,
 )
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +54,7 @@ def run_spec(**fields: str) -> dict[str, str]:
 
 
 def test_a_strategy_is_checked_with_the_crd_rules_and_audited(hub) -> None:
-    editor = UserFactory(username="editor", is_staff=True)
+    editor = placement_role(hub, username="editor")  # admin of a populated set of the hub
     bad = {"stages": [{"name": "a", "afterStageTasks": [{"type": "TimedWait"}]}]}
     assert errors(lambda: rollouts.create_strategy(hub=hub, name="s", spec=bad, actor=editor)) == {
         "spec.stages[0].afterStageTasks": ["AfterStageTaskType is TimedWait, waitTime is required"]
@@ -113,17 +120,84 @@ def test_a_run_needs_a_dashboard_owned_external_placement_and_an_existing_strate
     assert (run.owner, run.generation, run.placement.name) == (Owner.DASHBOARD, 1, "web")
 
 
-def test_only_staff_or_the_permission_may_create_runs_and_strategies(hub) -> None:
+def staff_with_the_old_permissions(_hub: Hub) -> User:
+    """Staff with the model permissions adding runs and strategies needed before cluster-set roles."""
+    user = UserFactory(username="staff", is_staff=True)
+    for codename in ("add_stagedupdaterun", "change_stagedupdaterun", "add_stagedupdatestrategy"):
+        user.user_permissions.add(Permission.objects.get(codename=codename))
+    return User.objects.get(pk=user.pk)  # permissions are cached per instance
+
+
+def admin_of_an_empty_set(hub: Hub) -> User:
+    """Admin of a set of the hub without members: it selects none of the clusters a CRP picks from."""
+    user = UserFactory(username="empty-set-admin")
+    empty = ManagedClusterSetFactory(hub=hub, name="empty")
+    ClusterSetRoleFactory(cluster_set=empty, user=user, role=ClusterSetRole.Role.ADMIN)
+    return user
+
+
+# who is refused, and the reason a run's creation gives them (a strategy's is always STRATEGY_DENIED);
+# None: the CRP is hidden from them, so it is "not found" as if it did not exist (a field error)
+REFUSED: dict[str, tuple[Callable[[Hub], User], str | None]] = {
+    "the view role on a set of the hub": (
+        lambda hub: placement_role(hub, role=ClusterSetRole.Role.VIEW, username="viewer"),
+        access.ADMIN_NEEDED,
+    ),
+    "admin of a set of another hub": (
+        lambda hub: placement_role(HubFactory(name="west", serves_fleet=True), username="west-admin"),
+        None,
+    ),
+    "admin of an empty set of the hub": (admin_of_an_empty_set, None),
+    "staff with the model permissions": (staff_with_the_old_permissions, access.ADMIN_NEEDED),
+}
+
+
+@pytest.mark.parametrize("who", REFUSED)
+def test_runs_and_strategies_are_refused_without_the_admin_role_on_a_set_of_their_hub(hub, who: str) -> None:
     crp(hub)
     StagedUpdateStrategyFactory(hub=hub, name="s")
-    viewer = UserFactory(username="viewer")
-    with pytest.raises(PermissionDenied, match="placement.add_stagedupdaterun"):
-        rollouts.create_run(hub=hub, name="r", spec=run_spec(), actor=viewer)
-    with pytest.raises(PermissionDenied, match="placement.add_stagedupdatestrategy"):
-        rollouts.create_strategy(hub=hub, name="t", spec={"stages": []}, actor=viewer)
-    viewer.user_permissions.add(Permission.objects.get(codename="add_stagedupdaterun"))
-    viewer = type(viewer).objects.get(pk=viewer.pk)  # permissions are cached per instance
-    assert rollouts.create_run(hub=hub, name="r", spec=run_spec(), actor=viewer).owner == Owner.DASHBOARD
+    make_user, run_denied = REFUSED[who]
+    user = make_user(hub)
+
+    if run_denied is None:
+        hidden = f"ClusterResourcePlacement web not found on hub {hub.name}"
+        with pytest.raises(ValidationError, match=hidden):
+            rollouts.create_run(hub=hub, name="r", spec=run_spec(), actor=user)
+    else:
+        with pytest.raises(PermissionDenied, match=re.escape(run_denied)):
+            rollouts.create_run(hub=hub, name="r", spec=run_spec(), actor=user)
+    with pytest.raises(PermissionDenied, match=re.escape(rollouts.STRATEGY_DENIED)):
+        rollouts.create_strategy(hub=hub, name="t", spec={"stages": []}, actor=user)
+
+    assert not StagedUpdateRun.objects.exists()
+    assert list(StagedUpdateStrategy.objects.values_list("name", flat=True)) == ["s"]
+    denied = AuditEntry.objects.order_by("pk")
+    run_refused = [] if run_denied is None else [("run.create", AuditEntry.Outcome.DENIED, user, hub, "r")]
+    assert [(e.action, e.outcome, e.actor, e.hub, e.target) for e in denied] == [
+        *run_refused,
+        ("strategy.create", AuditEntry.Outcome.DENIED, user, hub, "t"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "make_user",
+    [lambda hub: placement_role(hub, username="admin"), lambda hub: UserFactory(is_superuser=True)],
+    ids=["admin of a populated set of the hub", "a superuser"],
+)
+def test_an_admin_of_a_set_of_the_hub_or_a_superuser_creates_runs_and_strategies(
+    hub, make_user: Callable[[Hub], User]
+) -> None:
+    crp(hub)
+    StagedUpdateStrategyFactory(hub=hub, name="s")
+    user = make_user(hub)
+    run = rollouts.create_run(hub=hub, name="r", spec=run_spec(), actor=user)
+    strategy = rollouts.create_strategy(hub=hub, name="t", spec={"stages": []}, actor=user)
+    assert (run.owner, run.placement.name, strategy.owner) == (Owner.DASHBOARD, "web", Owner.DASHBOARD)
+    entries = AuditEntry.objects.order_by("pk")
+    assert [(e.action, e.outcome, e.actor) for e in entries] == [
+        ("run.create", AuditEntry.Outcome.OK, user),
+        ("strategy.create", AuditEntry.Outcome.OK, user),
+    ]
 
 
 def test_the_preview_names_each_stage_s_clusters_in_update_order_or_the_initialisation_error(hub) -> None:

@@ -13,7 +13,7 @@ from fleetui.celery import app
 from inventory.demohub import DemoHub
 from placement import rollouts, service
 from placement.models import Placement, StagedUpdateRun
-from tests.factories import UserFactory, synced_demo_hub_row
+from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.runs_support import CANARY, STRATEGY_SPEC, cluster_states, crp_spec
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -47,8 +47,8 @@ def test_the_worker_takes_the_next_step_at_the_requeue_time(
     broker_url: str, database_url: str, live_hub: DemoHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(app.conf, "task_always_eager", False)
-    editor: User = UserFactory(username="editor", is_staff=True)
     hub = synced_demo_hub_row(live_hub)
+    editor: User = placement_role(hub, username="editor")  # admin of a populated set of the hub
     app.control.purge()  # messages of other runs are not this test's
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
         kind = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT

@@ -1,6 +1,8 @@
 """The placement service on the demo fleet: evaluation, stored decisions, stability, spec changes."""
 
 import copy
+import re
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import Permission, User
@@ -8,12 +10,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from inventory.models import Hub
-from placement import service
+from inventory.models import AuditEntry, ClusterSetRole, Hub
+from placement import access, service
 from placement.models import PLACEMENT_LABEL, DecisionChange, Placement, PlacementDecision, PlacementEvent
 from placement.scheduler.errors import ManifestError
 from placement.tables import explanation_rows
-from tests.factories import UserFactory
+from tests.factories import UserFactory, placement_role
 from tests.placement.conftest import NOW, WEB_SPEC
 
 pytestmark = pytest.mark.django_db
@@ -140,14 +142,81 @@ def test_apply_spec_refuses_invalid_specs_and_keeps_the_old_one(
     assert web_placement.spec == WEB_SPEC
 
 
-def test_changes_need_staff_or_the_model_permission(web_placement: Placement) -> None:
-    reader = UserFactory(username="reader")
-    with pytest.raises(PermissionDenied):
-        service.apply_spec(web_placement, WEB_SPEC, actor=reader)
-    reader.user_permissions.add(Permission.objects.get(codename="change_placement"))
-    reader = User.objects.get(pk=reader.pk)  # permissions are cached per instance
-    service.apply_spec(web_placement, {**WEB_SPEC, "numberOfClusters": 1}, actor=reader)
-    assert web_placement.history.first().actor == reader
+def staff_with_the_old_permissions(_hub: Hub) -> User:
+    """Staff with the model permissions changing placements needed before cluster-set roles."""
+    user = UserFactory(username="staff", is_staff=True)
+    for codename in ("add_placement", "change_placement", "delete_placement"):
+        user.user_permissions.add(Permission.objects.get(codename=codename))
+    return User.objects.get(pk=user.pk)  # permissions are cached per instance
+
+
+def create_twin(hub: Hub, actor: User) -> Placement:
+    """A second Placement in namespace web."""
+    fields = {"kind": Placement.Kind.PLACEMENT, "namespace": "web", "name": "shop-twin", "spec": WEB_SPEC}
+    return service.create_placement(hub=hub, actor=actor, **fields)
+
+
+# web_placement is in namespace web, bound to sets prod-us, prod-eu and staging; ml is bound to global
+REFUSED: dict[str, Callable[[Hub], User]] = {
+    "the view role on the sets bound to web": lambda hub: placement_role(
+        hub, ("web",), role=ClusterSetRole.Role.VIEW, username="viewer"
+    ),
+    "admin of the set bound to ml only": lambda hub: placement_role(hub, ("ml",), username="ml-admin"),
+    "staff with the model permissions": staff_with_the_old_permissions,
+}
+
+
+@pytest.mark.parametrize("who", REFUSED)
+def test_changes_need_the_admin_role_on_a_set_bound_to_the_namespace(
+    who: str, web_placement: Placement, manifests_hub: Hub
+) -> None:
+    user = REFUSED[who](manifests_hub)
+    history = web_placement.history.count()
+
+    with pytest.raises(PermissionDenied, match=re.escape(access.CHANGE_DENIED)):
+        service.apply_spec(web_placement, {**WEB_SPEC, "numberOfClusters": 1}, actor=user)
+    with pytest.raises(PermissionDenied, match=re.escape(access.CHANGE_DENIED)):
+        service.delete_placement(web_placement, actor=user)
+    with pytest.raises(PermissionDenied, match=re.escape(access.ADD_DENIED)):
+        create_twin(manifests_hub, user)
+
+    web_placement.refresh_from_db()
+    assert web_placement.spec == WEB_SPEC and web_placement.history.count() == history
+    assert not Placement.objects.filter(hub=manifests_hub, name="shop-twin").exists()
+    denied = AuditEntry.objects.filter(actor=user).order_by("pk")
+    assert [(e.action, e.outcome, e.hub, e.target_id, e.target) for e in denied] == [
+        ("placement.spec", AuditEntry.Outcome.DENIED, manifests_hub, str(web_placement.pk), "web/shop"),
+        ("placement.delete", AuditEntry.Outcome.DENIED, manifests_hub, str(web_placement.pk), "web/shop"),
+        ("placement.create", AuditEntry.Outcome.DENIED, manifests_hub, "", "web/shop-twin"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "make_user",
+    [
+        lambda hub: placement_role(hub, ("web",), username="web-admin"),
+        lambda hub: UserFactory(username="root", is_superuser=True),
+    ],
+    ids=["admin of the sets bound to web", "a superuser"],
+)
+def test_an_admin_of_a_set_bound_to_the_namespace_or_a_superuser_changes_adds_and_deletes(
+    make_user: Callable[[Hub], User], web_placement: Placement, manifests_hub: Hub
+) -> None:
+    user = make_user(manifests_hub)
+    changed = {**WEB_SPEC, "numberOfClusters": 1}
+    service.apply_spec(web_placement, changed, actor=user)
+    web_placement.refresh_from_db()
+    assert web_placement.spec == changed and web_placement.history.first().actor == user
+    twin = create_twin(manifests_hub, user)
+    service.delete_placement(twin, actor=user)
+    assert not Placement.objects.filter(pk=twin.pk).exists()
+    entries = AuditEntry.objects.filter(actor=user).order_by("pk")
+    assert [(e.action, e.outcome, e.target) for e in entries] == [
+        ("placement.spec", AuditEntry.Outcome.OK, "web/shop"),
+        ("placement.create", AuditEntry.Outcome.OK, "web/shop-twin"),
+        ("placement.delete", AuditEntry.Outcome.OK, "web/shop-twin"),
+    ]
+    assert (entries[0].before, entries[0].after) == (WEB_SPEC, changed)
 
 
 def test_hub_owned_placements_are_read_only_and_only_explained(manifests_hub: Hub, editor: User) -> None:

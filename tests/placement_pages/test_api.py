@@ -2,13 +2,16 @@
 
 import pytest
 import yaml
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from inventory.models import AuditEntry, Hub
+from placement import access
 from placement.models import DecisionChange, Owner, Placement
 from placement.scheduler import columns
-from tests.factories import HubFactory, PlacementFactory, UserFactory
+from tests.factories import HubFactory, PlacementFactory, UserFactory, placement_role
+from tests.placement_pages.access_support import VIEW, api_for, grant
 from tests.placement_pages.explanations import OCM_EXPLANATION
 
 pytestmark = pytest.mark.django_db
@@ -17,20 +20,10 @@ MEMORY = {"scoreCoordinate": {"type": "BuiltIn", "builtIn": "ResourceAllocatable
 
 
 @pytest.fixture
-def api(tasks_in_process: None) -> APIClient:
-    # follow-up tasks (timed runs, publishing) run in-process
-    client = APIClient()
-    client.force_authenticate(UserFactory(username="ops", is_staff=True))
-    return client
-
-
-def as_user(*permissions: str) -> APIClient:
-    user = UserFactory(username="viewer")
-    for codename in permissions:
-        user.user_permissions.add(Permission.objects.get(codename=codename))
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
+def api(tasks_in_process: None, ops: User) -> APIClient:
+    """As ops, admin of hub manifests' placements in namespaces web and ml and of its CRPs; follow-up
+    tasks (timed runs, publishing) run in-process."""
+    return api_for(ops)
 
 
 def url(name: str, *args: object) -> str:
@@ -96,15 +89,63 @@ def test_hub_owned_placements_are_read_only(api: APIClient, demo_fleet: None) ->
     assert Placement.objects.filter(pk=mirror.pk).exists()
 
 
-def test_permissions_for_users_who_are_not_staff(demo_fleet: None, tasks_in_process: None) -> None:
-    viewer = as_user()
-    assert create(viewer).status_code == 403
-    assert viewer.get(url("placement-list")).status_code == 200
-    owned = PlacementFactory(hub=Placement.objects.first().hub, owner=Owner.DASHBOARD, name="owned")
-    assert viewer.patch(url("placement-detail", owned.pk), {"spec": {}}, format="json").status_code == 403
-    assert viewer.delete(url("placement-detail", owned.pk)).status_code == 403
-    adder = as_user("add_placement")
-    assert create(adder, name="by-permission").status_code == 201
+def test_viewers_read_but_may_not_add_change_or_delete(api: APIClient, manifests: Hub) -> None:
+    """The view role on the sets bound to namespace web shows its placements; changing one needs the admin
+    role: 403 with the reason (audited), and nothing changes."""
+    owned = Placement.objects.get(pk=create(api).json()["id"])
+    viewer = api_for(placement_role(manifests, ("web",), role=VIEW, username="viewer"))
+    assert viewer.get(url("placement-detail", owned.pk)).status_code == 200
+    assert "shop" in {item["name"] for item in viewer.get(url("placement-list")).json()["results"]}
+    refused = create(viewer, name="by-viewer")
+    assert refused.status_code == 403 and refused.json()["detail"] == access.ADMIN_NEEDED
+    spec = {"clusterSets": ["prod-us"], "numberOfClusters": 1}
+    for response in (
+        viewer.patch(url("placement-detail", owned.pk), {"spec": spec}, format="json"),
+        viewer.delete(url("placement-detail", owned.pk)),
+    ):
+        assert response.status_code == 403 and response.json()["detail"] == access.CHANGE_DENIED
+    denied = AuditEntry.objects.filter(actor_name="viewer", outcome=AuditEntry.Outcome.DENIED)
+    assert sorted(denied.values_list("action", flat=True)) == ["placement.delete", "placement.spec"]
+    assert list(Placement.objects.filter(owner=Owner.DASHBOARD).values_list("name", flat=True)) == ["shop"]
+    assert Placement.objects.get(pk=owned.pk).spec == owned.spec
+
+
+def test_staff_and_model_permissions_alone_see_and_change_nothing(api: APIClient, manifests: Hub) -> None:
+    owned = Placement.objects.get(pk=create(api).json()["id"])
+    staff = UserFactory(username="staff", is_staff=True)
+    codenames = ("add_placement", "change_placement", "delete_placement")
+    staff.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+    client = api_for(staff)
+    assert create(client, name="by-permission").status_code == 403
+    assert client.get(url("placement-list")).json()["count"] == 0
+    detail = url("placement-detail", owned.pk)
+    for response in (
+        client.get(detail),
+        client.patch(detail, {"spec": {"numberOfClusters": 1}}, format="json"),
+        client.delete(detail),
+        client.post(url("placement-whatif", owned.pk), {}, format="json"),
+    ):
+        assert response.status_code == 404
+    assert list(Placement.objects.filter(owner=Owner.DASHBOARD).values_list("name", flat=True)) == ["shop"]
+    assert Placement.objects.get(pk=owned.pk).spec == owned.spec
+
+
+def test_admins_of_a_set_bound_elsewhere_may_not_add_or_change_placements_of_namespace_web(
+    api: APIClient, manifests: Hub
+) -> None:
+    """Admin of set global, bound to namespaces ml and platform: not to web, whose placements stay hidden."""
+    owned = Placement.objects.get(pk=create(api).json()["id"])
+    ml_admin = api_for(placement_role(manifests, ("ml",), username="ml-admin"))
+    refused = create(ml_admin, name="by-ml-admin")
+    assert refused.status_code == 403 and refused.json()["detail"] == access.ADD_DENIED
+    assert AuditEntry.objects.get(actor_name="ml-admin").outcome == AuditEntry.Outcome.DENIED
+    detail = url("placement-detail", owned.pk)
+    assert ml_admin.patch(detail, {"spec": {"numberOfClusters": 1}}, format="json").status_code == 404
+    assert ml_admin.delete(detail).status_code == 404
+    assert list(Placement.objects.filter(owner=Owner.DASHBOARD).values_list("name", flat=True)) == ["shop"]
+    # in its own namespace the same user may
+    mine = create(ml_admin, namespace="ml", name="by-ml-admin", spec={"clusterSets": ["global"]})
+    assert mine.status_code == 201
 
 
 def test_delete_removes_a_dashboard_placement_and_its_decisions(api: APIClient, demo_fleet: None) -> None:
@@ -123,14 +164,15 @@ def test_list_filters_like_the_page(api: APIClient, demo_fleet: None) -> None:
     assert "explanation" in detail
 
 
-def test_detail_answers_the_stored_columns_as_report_rows(api: APIClient) -> None:
+def test_detail_answers_the_stored_columns_as_report_rows(api: APIClient, ops: User) -> None:
     columnar = {**OCM_EXPLANATION, "clusters": columns.from_rows(OCM_EXPLANATION["clusters"])}
     placement = PlacementFactory(explanation=columnar)
+    grant(ops, placement)
     explanation = api.get(url("placement-detail", placement.pk)).json()["explanation"]
     assert explanation == OCM_EXPLANATION
 
 
-def test_whatif_answers_the_preview_and_400_naming_the_field(api: APIClient, demo_fleet: None) -> None:
+def test_whatif_answers_the_preview_and_400_naming_the_field(api: APIClient, manifests: Hub) -> None:
     frontend = Placement.objects.get(name="frontend")
     whatif_url = url("placement-whatif", frontend.pk)
     response = api.post(whatif_url + "?limit=2", {"numberOfClusters": 1}, format="json")
@@ -145,8 +187,11 @@ def test_whatif_answers_the_preview_and_400_naming_the_field(api: APIClient, dem
     unknown = api.post(url("placement-whatif", frontend.pk), {"colour": 1}, format="json")
     assert unknown.status_code == 400 and "colour" in unknown.json()
     assert api.post(url("placement-whatif", frontend.pk) + "?limit=0", {}, format="json").status_code == 400
-    # a preview is allowed on read-only mirrors and for every signed-in user
-    assert as_user().post(url("placement-whatif", frontend.pk), {}, format="json").status_code == 200
+    # a preview is allowed on read-only mirrors and for every user who sees the placement
+    viewer = api_for(placement_role(manifests, ("web",), role=VIEW, username="viewer"))
+    assert viewer.post(url("placement-whatif", frontend.pk), {}, format="json").status_code == 200
+    outsider = api_for(placement_role(manifests, ("ml",), role=VIEW, username="outsider"))
+    assert outsider.post(url("placement-whatif", frontend.pk), {}, format="json").status_code == 404
 
 
 def test_argocd_configmap_download(api: APIClient) -> None:

@@ -10,11 +10,12 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from inventory.models import Hub
-from placement import importing, service
+from inventory.models import AuditEntry, Hub
+from placement import access, importing, service
 from placement.models import Owner, Placement
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import PASSWORD, UserFactory, placement_role
 from tests.placement.test_commands_apply import PLACEMENT as MANIFESTS
+from tests.placement_pages.access_support import VIEW, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -43,15 +44,15 @@ def fresh_snapshots(tasks_in_process: None) -> None:
 
 
 @pytest.fixture
-def hub(demo_fleet: None) -> Hub:
-    return Hub.objects.get(name="manifests")
+def hub(manifests: Hub) -> Hub:
+    return manifests
 
 
 @pytest.fixture
-def staff(client: Client) -> User:
-    user = UserFactory(username="ops", is_staff=True)
-    client.force_login(user)
-    return user
+def admin(client: Client, ops: User) -> User:
+    """Ops signed in: admin of the hub's placements in namespaces web and ml and of its CRPs."""
+    client.force_login(ops)
+    return ops
 
 
 def new_placement(client: Client, hub: Hub, **fields: str):
@@ -64,7 +65,7 @@ def upload(client: Client, hub: Hub, text: str, name: str = "shop.yaml"):
     return client.post(reverse("placement:placement-upload"), {"hub": hub.pk, "manifests": file})
 
 
-def test_new_page_starts_from_an_example_of_the_chosen_kind(client: Client, staff: User, hub: Hub) -> None:
+def test_new_page_starts_from_an_example_of_the_chosen_kind(client: Client, admin: User, hub: Hub) -> None:
     page = client.get(reverse("placement:placement-create")).content.decode()
     assert "prioritizerPolicy" in page and "kind: Placement" in page and 'id="manifest-yaml"' in page
     fleet = client.get(reverse("placement:placement-create"), {"kind": "ClusterResourcePlacement"})
@@ -73,7 +74,7 @@ def test_new_page_starts_from_an_example_of_the_chosen_kind(client: Client, staf
 
 
 def test_create_an_ocm_placement_lands_on_its_page_with_decisions(
-    client: Client, staff: User, hub: Hub
+    client: Client, admin: User, hub: Hub
 ) -> None:
     response = new_placement(client, hub)
     placement = Placement.objects.get(hub=hub, namespace="web", name="shop")
@@ -83,10 +84,10 @@ def test_create_an_ocm_placement_lands_on_its_page_with_decisions(
     page = client.get(response.url).content.decode()
     assert '<dd id="selected-count">2 / 2</dd>' in page
     created = placement.history.get(trigger="created", spec_after__isnull=False)
-    assert created.actor == staff
+    assert created.actor == admin
 
 
-def test_create_a_fleet_crp(client: Client, staff: User, hub: Hub) -> None:
+def test_create_a_fleet_crp(client: Client, admin: User, hub: Hub) -> None:
     fields = {"kind": "ClusterResourcePlacement", "namespace": "", "name": "api-app", "spec": FLEET_SPEC}
     response = new_placement(client, hub, **fields)
     crp = Placement.objects.get(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, name="api-app")
@@ -108,7 +109,7 @@ def test_create_a_fleet_crp(client: Client, staff: User, hub: Hub) -> None:
     ],
 )
 def test_errors_name_the_field_and_keep_the_input(
-    client: Client, staff: User, hub: Hub, fields: dict[str, str], field: str, message: str
+    client: Client, admin: User, hub: Hub, fields: dict[str, str], field: str, message: str
 ) -> None:
     response = new_placement(client, hub, **fields)
     assert response.status_code == 200
@@ -121,47 +122,104 @@ def test_errors_name_the_field_and_keep_the_input(
     assert not Placement.objects.filter(owner=Owner.DASHBOARD).exists()
 
 
-def test_a_taken_name_is_a_name_error(client: Client, staff: User, hub: Hub) -> None:
+def test_a_taken_name_is_a_name_error(client: Client, admin: User, hub: Hub) -> None:
     new_placement(client, hub)
     response = new_placement(client, hub)
     assert "metadata.name: Placement web/shop already exists" in response.context["form"].errors["name"][0]
 
 
-def test_non_staff_users_get_403_and_nothing_is_written(client: Client, hub: Hub) -> None:
-    placement = service.create_placement(
+def shop(hub: Hub) -> Placement:
+    """Placement web/shop, added by a command (no user)."""
+    return service.create_placement(
         kind="Placement", hub=hub, namespace="web", name="shop", spec={"numberOfClusters": 1}, actor="test"
     )
-    client.force_login(UserFactory(username="viewer"))
-    assert client.get(reverse("placement:placement-list")).content.decode().count("New placement") == 0
-    for response in (
-        client.get(reverse("placement:placement-create")),
-        new_placement(client, hub, name="other"),
-        upload(client, hub, MANIFESTS.format(number=2).replace("shop", "other")),
-        client.post(reverse("placement:placement-edit", args=[placement.pk]), {"spec": "{}"}),
-    ):
-        assert response.status_code == 403
-        assert "permission" in response.content.decode()
+
+
+def nothing_written(placement: Placement) -> None:
     assert list(Placement.objects.filter(owner=Owner.DASHBOARD).values_list("name", flat=True)) == ["shop"]
     placement.refresh_from_db()
     assert placement.spec == {"numberOfClusters": 1}
 
 
-def test_the_add_permission_is_enough_to_create(client: Client, hub: Hub) -> None:
-    user = UserFactory(username="adder")
-    user.user_permissions.add(Permission.objects.get(codename="add_placement"))
-    client.force_login(user)
+def test_viewers_get_403_with_the_reason_and_nothing_is_written(client: Client, hub: Hub) -> None:
+    """The view role on the sets bound to namespace web shows its placements, not the buttons."""
+    placement = shop(hub)
+    signed_in(client, placement_role(hub, ("web",), role=VIEW, username="viewer"))
+    assert client.get(reverse("placement:placement-list")).content.decode().count("New placement") == 0
+    detail = client.get(reverse("placement:placement-detail", args=[placement.pk]))
+    assert detail.status_code == 200 and "Edit spec" not in detail.content.decode()
+    edit_url = reverse("placement:placement-edit", args=[placement.pk])
+    for response, reason in (
+        (client.get(reverse("placement:placement-create")), access.ADMIN_NEEDED),
+        (new_placement(client, hub, name="other"), access.ADMIN_NEEDED),
+        (upload(client, hub, MANIFESTS.format(number=2).replace("shop", "other")), access.ADMIN_NEEDED),
+        (client.get(edit_url), access.CHANGE_DENIED),
+        (client.post(edit_url, {"spec": "{}"}), access.CHANGE_DENIED),
+    ):
+        assert response.status_code == 403
+        assert reason in response.content.decode()
+    # the attempted change is audited (opening the form is not)
+    entry = AuditEntry.objects.get(actor_name="viewer")
+    assert (entry.action, entry.target, entry.outcome) == ("placement.spec", "web/shop", "denied")
+    nothing_written(placement)
+
+
+def test_staff_and_model_permissions_alone_are_refused(client: Client, hub: Hub) -> None:
+    placement = shop(hub)
+    user = UserFactory(username="staff", is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=("add_placement", "change_placement")))
+    signed_in(client, user)
+    assert "New placement" not in client.get(reverse("placement:placement-list")).content.decode()
+    for response in (
+        client.get(reverse("placement:placement-create")),
+        new_placement(client, hub, name="other"),
+        upload(client, hub, MANIFESTS.format(number=2).replace("shop", "other")),
+    ):
+        assert response.status_code == 403 and access.ADMIN_NEEDED in response.content.decode()
+    # the placement is not even visible
+    edit_url = reverse("placement:placement-edit", args=[placement.pk])
+    assert client.post(edit_url, {"spec": "{}"}).status_code == 404
+    nothing_written(placement)
+
+
+def test_admins_of_a_set_bound_elsewhere_may_not_add_to_or_change_namespace_web(
+    client: Client, hub: Hub
+) -> None:
+    """Admin of set global, bound to namespaces ml and platform: the forms open, web stays out of reach."""
+    placement = shop(hub)
+    signed_in(client, placement_role(hub, ("ml",), username="ml-admin"))
+    assert client.get(reverse("placement:placement-create")).status_code == 200
+    refused = new_placement(client, hub, name="other")
+    assert refused.status_code == 403 and access.ADD_DENIED in refused.content.decode()
+    entry = AuditEntry.objects.get(actor_name="ml-admin")
+    assert (entry.action, entry.target, entry.outcome) == ("placement.create", "web/other", "denied")
+    edit_url = reverse("placement:placement-edit", args=[placement.pk])
+    for response in (
+        client.get(reverse("placement:placement-detail", args=[placement.pk])),
+        client.get(edit_url),
+        client.post(edit_url, {"spec": "{}"}),
+    ):
+        assert response.status_code == 404
+    nothing_written(placement)
+
+
+def test_the_admin_role_on_a_set_bound_to_the_namespace_is_enough_to_create(client: Client, hub: Hub) -> None:
+    signed_in(client, placement_role(hub, ("web",), username="web-admin"))
     assert "New placement" in client.get(reverse("placement:placement-list")).content.decode()
     assert new_placement(client, hub).status_code == 302
+    entry = AuditEntry.objects.get(actor_name="web-admin")
+    assert (entry.action, entry.target, entry.outcome) == ("placement.create", "web/shop", "ok")
 
 
-def test_posts_need_the_csrf_token(hub: Hub) -> None:
+def test_posts_need_the_csrf_token(ops: User, hub: Hub) -> None:
     client = Client(enforce_csrf_checks=True)
-    client.login(username=UserFactory(username="ops", is_staff=True).username, password=PASSWORD)
-    assert new_placement(client, hub).status_code == 403
+    client.login(username=ops.username, password=PASSWORD)
+    response = new_placement(client, hub)
+    assert response.status_code == 403 and "CSRF" in response.content.decode()
     assert not Placement.objects.filter(owner=Owner.DASHBOARD).exists()
 
 
-def test_edit_spec_saves_reschedules_and_records_the_actor(client: Client, staff: User, hub: Hub) -> None:
+def test_edit_spec_saves_reschedules_and_records_the_actor(client: Client, admin: User, hub: Hub) -> None:
     new_placement(client, hub)
     placement = Placement.objects.get(hub=hub, name="shop")
     detail = client.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
@@ -174,11 +232,11 @@ def test_edit_spec_saves_reschedules_and_records_the_actor(client: Client, staff
     assert (placement.spec["numberOfClusters"], placement.status["numberOfSelectedClusters"]) == (3, 3)
     entry = placement.history.get(trigger="spec edited", spec_after__isnull=False)
     assert (entry.actor, entry.spec_before["numberOfClusters"], entry.spec_after["numberOfClusters"]) == (
-        staff, 2, 3
+        admin, 2, 3
     )
 
 
-def test_edit_errors_keep_the_typed_spec(client: Client, staff: User, hub: Hub) -> None:
+def test_edit_errors_keep_the_typed_spec(client: Client, admin: User, hub: Hub) -> None:
     new_placement(client, hub)
     placement = Placement.objects.get(hub=hub, name="shop")
     typed = OCM_SPEC.replace("weight: 2", "weight: -11")
@@ -191,7 +249,7 @@ def test_edit_errors_keep_the_typed_spec(client: Client, staff: User, hub: Hub) 
     assert placement.spec["prioritizerPolicy"]["configurations"][0]["weight"] == 2
 
 
-def test_hub_owned_placements_are_read_only(client: Client, staff: User, hub: Hub) -> None:
+def test_hub_owned_placements_are_read_only(client: Client, admin: User, hub: Hub) -> None:
     frontend = Placement.objects.get(hub=hub, name="frontend", owner=Owner.HUB)
     detail = client.get(reverse("placement:placement-detail", args=[frontend.pk])).content.decode()
     assert "Edit spec" not in detail
@@ -204,7 +262,7 @@ def test_hub_owned_placements_are_read_only(client: Client, staff: User, hub: Hu
     assert frontend.spec == spec
 
 
-def test_upload_creates_then_reports_unchanged_and_configured(client: Client, staff: User, hub: Hub) -> None:
+def test_upload_creates_then_reports_unchanged_and_configured(client: Client, admin: User, hub: Hub) -> None:
     response = upload(client, hub, MANIFESTS.format(number=2))
     assert response.status_code == 200
     [applied] = response.context["report"].applied
@@ -217,7 +275,7 @@ def test_upload_creates_then_reports_unchanged_and_configured(client: Client, st
     assert placement.history.first().trigger == "applied by ops"
 
 
-def test_a_bad_upload_writes_nothing(client: Client, staff: User, hub: Hub) -> None:
+def test_a_bad_upload_writes_nothing(client: Client, admin: User, hub: Hub) -> None:
     text = MANIFESTS.format(number=2) + "---\n" + MANIFESTS.format(number=-1).replace("shop", "other")
     response = upload(client, hub, text, name="two.yaml")
     assert response.status_code == 400
@@ -226,7 +284,28 @@ def test_a_bad_upload_writes_nothing(client: Client, staff: User, hub: Hub) -> N
     assert not Placement.objects.filter(owner=Owner.DASHBOARD).exists()
 
 
-def test_an_unreadable_upload_is_a_field_error(client: Client, staff: User, hub: Hub) -> None:
+def test_an_upload_names_each_placement_the_user_may_not_add_or_change_and_writes_nothing(
+    client: Client, hub: Hub
+) -> None:
+    """Admin of set global (bound to ml): web/shop exists and web/cart would be new, both out of reach
+    (web/shop is hidden from them, so it is refused as a new placement would be, not revealed); ml/cart
+    alone would be allowed, but nothing is applied while a document is refused."""
+    placement = shop(hub)
+    signed_in(client, placement_role(hub, ("ml",), username="ml-admin"))
+    web_cart = MANIFESTS.format(number=2).replace("shop", "cart")
+    ml_cart = web_cart.replace("namespace: web", "namespace: ml")
+    text = "---\n".join((MANIFESTS.format(number=2), web_cart, ml_cart))
+    response = upload(client, hub, text, name="three.yaml")
+    assert response.status_code == 403  # the roles refuse, the documents themselves are valid
+    assert response.context["report"].problems == [
+        f"three.yaml: document 1: metadata.namespace: {access.ADD_DENIED}",
+        f"three.yaml: document 3: metadata.namespace: {access.ADD_DENIED}",
+    ]
+    assert "Nothing was applied" in response.content.decode()
+    nothing_written(placement)
+
+
+def test_an_unreadable_upload_is_a_field_error(client: Client, admin: User, hub: Hub) -> None:
     response = upload(client, hub, "", name="empty.json")
     assert response.status_code == 200 and "manifests" in response.context["form"].errors
     file = SimpleUploadedFile("latin.yaml", "kind: Placement # é".encode("latin-1"))
@@ -235,7 +314,7 @@ def test_an_unreadable_upload_is_a_field_error(client: Client, staff: User, hub:
 
 
 def test_the_apply_command_goes_through_the_same_function(
-    client: Client, staff: User, hub: Hub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    client: Client, admin: User, hub: Hub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     upload(client, hub, MANIFESTS.format(number=2))
     path = tmp_path / "shop.yaml"

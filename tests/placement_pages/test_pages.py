@@ -1,6 +1,7 @@
 """Placement pages: login, list columns and filters, htmx fragments, the detail page, query counts."""
 
 import pytest
+from django.contrib.auth.models import Permission, User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -15,7 +16,9 @@ from tests.factories import (
     PlacementEventFactory,
     PlacementFactory,
     UserFactory,
+    placement_role,
 )
+from tests.placement_pages.access_support import ADMIN, VIEW, bind, elsewhere_admin, grant
 from tests.placement_pages.explanations import (
     FLEET_EXPLANATION,
     OCM_EXPLANATION,
@@ -29,9 +32,13 @@ SATISFIED = {"type": "PlacementSatisfied", "status": "True", "reason": "AllDecis
 UNSATISFIED = {**SATISFIED, "status": "False", "reason": "NoManagedClusterMatched"}
 
 
-def seed(count: int) -> list[Placement]:
-    """`count` OCM placements (alternately satisfied, half dashboard-owned) plus one Fleet CRP."""
+def seed(count: int, viewer: User) -> list[Placement]:
+    """`count` OCM placements (alternately satisfied, half dashboard-owned) plus one Fleet CRP; `viewer`
+    holds the view role on the sets bound to namespaces web and ml, which have members: they see all."""
     hub = HubFactory(name="east", serves_fleet=True)
+    for namespace in ("web", "ml"):
+        bind(hub, namespace)
+    placement_role(hub, ("web", "ml"), role=VIEW, user=viewer)
     placements = []
     for index in range(count):
         placement = PlacementFactory(
@@ -60,8 +67,8 @@ def test_pages_require_login(client) -> None:
         assert response.status_code == 302 and response.url.startswith(reverse("login"))
 
 
-def test_list_shows_kind_owner_counts_condition_and_last_change(logged_in_client) -> None:
-    seed(2)
+def test_list_shows_kind_owner_counts_condition_and_last_change(logged_in_client, user: User) -> None:
+    seed(2, user)
     html = logged_in_client.get(reverse("placement:placement-list")).content.decode()
     assert ">ml/p-000</a>" in html and ">web/p-001</a>" in html and ">web-app</a>" in html
     assert '<td class="number">2 / 2</td>' in html  # OCM: status.numberOfSelectedClusters / numberOfClusters
@@ -83,13 +90,35 @@ def test_list_shows_kind_owner_counts_condition_and_last_change(logged_in_client
         ({"hub": "east", "q": "p-00"}, {"p-000", "p-001", "p-002", "p-003"}),
     ],
 )
-def test_list_filters(logged_in_client, params: dict, expected: set[str]) -> None:
-    seed(4)
+def test_list_filters(logged_in_client, user: User, params: dict, expected: set[str]) -> None:
+    seed(4, user)
     response = logged_in_client.get(reverse("placement:placement-list"), params, **HTMX)
     assert response.status_code == 200
     names = {p.name for p in response.context["page"].object_list}
     assert names == expected
     assert "<html" not in response.content.decode()  # only the fragment
+
+
+def test_the_list_leaves_out_what_the_roles_do_not_show(client, user: User) -> None:
+    """A viewer of namespace web alone sees its placements and the CRP (its set has members), not ml's;
+    without a role, with the staff flag and the model permission alone, or as admin of a set of another
+    hub, nothing."""
+    placements = seed(4, UserFactory(username="everything"))
+    web_viewer = placement_role(placements[0].hub, ("web",), role=VIEW, username="web-viewer")
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="view_placement"))
+    for viewer, expected in (
+        (web_viewer, {"p-001", "p-003", "web-app"}),
+        (user, set()),
+        (staff, set()),
+        (elsewhere_admin(username="elsewhere"), set()),
+    ):
+        client.force_login(viewer)
+        response = client.get(reverse("placement:placement-list"))
+        assert {p.name for p in response.context["page"].object_list} == expected, viewer
+    client.force_login(web_viewer)
+    assert detail(client, placements[0]).status_code == 404  # ml/p-000
+    assert detail(client, placements[1]).status_code == 200  # web/p-001
 
 
 def test_bad_filter_answers_400_with_the_field(logged_in_client) -> None:
@@ -99,29 +128,30 @@ def test_bad_filter_answers_400_with_the_field(logged_in_client) -> None:
 
 
 @pytest.mark.parametrize("count", [1, 200])
-def test_list_query_count_is_constant(logged_in_client, count: int) -> None:
-    seed(count)
+def test_list_query_count_is_constant(logged_in_client, user: User, count: int) -> None:
+    seed(count, user)
     with CaptureQueriesContext(connection) as captured:
         response = logged_in_client.get(
             reverse("placement:placement-list"), {"per_page": 500, "sort": "-changed"}
         )
     assert response.status_code == 200
     assert len(response.context["page"].object_list) == count + 1
-    # session, user, count, page, the hub choices of the form, the approvals badge of the nav bar, and
-    # (+2, once per request) the user's and group permissions deciding whether the New placement /
-    # Upload links show
-    assert len(captured) <= 8, [q["sql"] for q in captured]
+    # session, user, count, page (the roles narrow both as subqueries), the hub choices of the form, the
+    # approvals badge of the nav bar, and (+1, once per request) whether the user administers any set,
+    # deciding whether the New placement / Upload links show
+    assert len(captured) <= 7, [q["sql"] for q in captured]
 
 
 def detail(client, placement: Placement, **params: str):
     return client.get(reverse("placement:placement-detail", args=[placement.pk]), params)
 
 
-def test_detail_shows_the_score_table_chart_decisions_and_timeline(logged_in_client) -> None:
+def test_detail_shows_the_score_table_chart_decisions_and_timeline(logged_in_client, user: User) -> None:
     placement = PlacementFactory(
         name="p", spec={"numberOfClusters": 2}, explanation=OCM_EXPLANATION,
         status={key: OCM_EXPLANATION[key] for key in ("conditions", "decisionGroups")},
     )
+    grant(user, placement)
     PlacementDecisionFactory(placement=placement, clusters=["b", "c"],
                              labels={"cluster.open-cluster-management.io/placement": "p"})
     PlacementEventFactory(placement=placement, reason="ScoreUpdate", message="a:140 b:270 c:200 ")
@@ -145,8 +175,9 @@ def test_detail_shows_the_score_table_chart_decisions_and_timeline(logged_in_cli
     assert "Argo CD ConfigMap" in html
 
 
-def test_score_table_sorts_filters_and_pages_on_the_server(logged_in_client) -> None:
+def test_score_table_sorts_filters_and_pages_on_the_server(logged_in_client, user: User) -> None:
     placement = PlacementFactory(explanation=ocm_explanation_for(120))
+    grant(user, placement)
     response = logged_in_client.get(
         reverse("placement:placement-detail", args=[placement.pk]),
         {"sort": "-rank", "show": "selected", "page": "2"}, **HTMX,
@@ -168,8 +199,7 @@ def test_fleet_detail_shows_affinity_and_spread_and_bindings(logged_in_client) -
             ]}}}},
     )
     ClusterResourceBindingFactory(placement=crp, target="m2", owner=Owner.DASHBOARD)
-    staff = UserFactory(username="ops", is_staff=True)
-    logged_in_client.force_login(staff)
+    logged_in_client.force_login(grant(UserFactory(username="ops"), crp, role=ADMIN))
     html = detail(logged_in_client, crp).content.decode()
     assert "TopologySpread" in html and "Affinity" in html
     assert 'id="preferred-0"' in html and 'min="-100" max="100"' in html and "tier=gold weight" in html
@@ -178,19 +208,30 @@ def test_fleet_detail_shows_affinity_and_spread_and_bindings(logged_in_client) -
     assert 'id="whatif-apply"' in html
 
 
-def test_apply_is_offered_only_to_users_who_may_change_dashboard_placements(logged_in_client) -> None:
-    mirror = PlacementFactory(owner=Owner.HUB)
-    owned = PlacementFactory(owner=Owner.DASHBOARD)
+def test_apply_is_offered_only_to_admins_of_a_set_of_dashboard_placements(
+    logged_in_client, user: User
+) -> None:
+    hub = HubFactory(name="east")
+    mirror = PlacementFactory(hub=hub, owner=Owner.HUB)
+    owned = PlacementFactory(hub=hub, owner=Owner.DASHBOARD)
+    grant(user, owned)  # the view role: alice sees both, namespace default's
     assert 'id="whatif-apply"' not in detail(logged_in_client, owned).content.decode()
-    logged_in_client.force_login(UserFactory(username="ops", is_staff=True))
+    logged_in_client.force_login(grant(UserFactory(username="ops"), owned, role=ADMIN))
     assert 'id="whatif-apply"' in detail(logged_in_client, owned).content.decode()
     html = detail(logged_in_client, mirror).content.decode()
     assert 'id="whatif-apply"' not in html and "belongs to its hub" in html
+    # neither the staff flag with the model permission nor a set of another hub shows the placement
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="change_placement"))
+    for outsider in (staff, elsewhere_admin(username="elsewhere")):
+        logged_in_client.force_login(outsider)
+        assert detail(logged_in_client, owned).status_code == 404
 
 
 @pytest.mark.parametrize("clusters", [1, 200])
-def test_detail_query_count_is_constant(logged_in_client, clusters: int) -> None:
+def test_detail_query_count_is_constant(logged_in_client, user: User, clusters: int) -> None:
     placement = PlacementFactory(explanation=ocm_explanation_for(clusters))
+    grant(user, placement)
     for index in range(3):
         PlacementDecisionFactory(placement=placement, name=f"d-{index}", clusters=["c-0000"])
         DecisionChangeFactory(placement=placement)
@@ -200,6 +241,6 @@ def test_detail_query_count_is_constant(logged_in_client, clusters: int) -> None
         response = detail(logged_in_client, placement, per_page="500")
     assert response.status_code == 200
     assert len(response.context["score_rows"]) == clusters
-    # session, user, placement + hub, decision pages, events, history, the approvals badge,
-    # and +1: the latest audit entries ("Recent changes")
+    # session, user, placement + hub (the roles a subquery of it), decision pages, events, history, the
+    # approvals badge, and +1: the latest audit entries ("Recent changes")
     assert len(captured) <= 8, [q["sql"] for q in captured]

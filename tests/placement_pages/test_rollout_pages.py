@@ -3,15 +3,17 @@
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from inventory.models import AuditEntry
-from placement import rolling
+from inventory.models import AuditEntry, Hub
+from placement import access, rolling
 from placement.models import Owner, Placement
-from tests.factories import PlacementFactory, UserFactory
+from tests.factories import HubFactory, PlacementFactory, UserFactory, placement_role
 from tests.placement.rollout_hub import AVAILABLE, SPEC
 from tests.placement.rollout_hub import offline_crp as crp
+from tests.placement_pages.access_support import ADMIN, VIEW, elsewhere_admin, grant
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +25,15 @@ def page(client: Client, placement: Placement) -> str:
 
 
 @pytest.fixture
-def editor_client(client: Client) -> Client:
-    client.force_login(UserFactory(username="editor", is_staff=True))
+def offline(db: None) -> Hub:
+    """The hub of `crp()`: it serves no Fleet API."""
+    return HubFactory(name="offline", serves_fleet=False)
+
+
+@pytest.fixture
+def editor_client(client: Client, offline: Hub) -> Client:
+    """As editor, admin of a populated set of hub offline: may roll out its CRPs."""
+    client.force_login(placement_role(offline, username="editor"))
     return client
 
 
@@ -71,13 +80,28 @@ def test_the_button_rolls_out_a_new_snapshot_wave_by_wave_and_is_audited(
     assert placement.events.filter(reason="ResourceSnapshotCreated").exists()
 
 
-def test_viewers_see_no_button_and_may_not_roll_out(client: Client) -> None:
+def test_viewers_see_no_button_and_may_not_roll_out(client: Client, offline: Hub) -> None:
     placement = crp()
-    client.force_login(UserFactory(username="viewer"))
+    client.force_login(placement_role(offline, role=VIEW, username="viewer"))
     assert 'id="rollout-button"' not in page(client, placement)
     response = client.post(reverse("placement:placement-rollout", args=[placement.pk]))
-    assert response.status_code == 403 and "placement.change_placement" in response.content.decode()
-    assert AuditEntry.objects.get(action="placement.rollout").outcome == AuditEntry.Outcome.DENIED
+    assert response.status_code == 403 and access.CHANGE_DENIED in response.content.decode()
+    entry = AuditEntry.objects.get(action="placement.rollout")
+    assert (entry.actor_name, entry.outcome) == ("viewer", AuditEntry.Outcome.DENIED)
+    placement.refresh_from_db()
+    assert "resourceSnapshot" not in placement.status
+
+
+def test_users_without_a_role_on_the_hub_get_404(client: Client) -> None:
+    """Staff with the model permission, or an admin of another hub's set: the CRP is not even visible."""
+    placement = crp()
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="change_placement"))
+    for outsider in (staff, elsewhere_admin(username="elsewhere")):
+        client.force_login(outsider)
+        assert client.get(reverse("placement:rollout-section", args=[placement.pk])).status_code == 404
+        assert client.post(reverse("placement:placement-rollout", args=[placement.pk])).status_code == 404
+    assert not AuditEntry.objects.filter(outcome=AuditEntry.Outcome.OK).exists()
     placement.refresh_from_db()
     assert "resourceSnapshot" not in placement.status
 
@@ -98,9 +122,10 @@ def test_staged_crps_show_that_runs_roll_them_out(editor_client: Client) -> None
     assert "staged update runs (strategy External)" in html and 'id="rollout-button"' in html
 
 
-def test_ocm_placements_cannot_roll_out_snapshots(editor_client: Client) -> None:
+def test_ocm_placements_cannot_roll_out_snapshots(client: Client) -> None:
     placement = PlacementFactory(owner=Owner.DASHBOARD)
-    response = editor_client.post(reverse("placement:placement-rollout", args=[placement.pk]))
+    client.force_login(grant(UserFactory(username="editor"), placement, role=ADMIN))
+    response = client.post(reverse("placement:placement-rollout", args=[placement.pk]))
     assert response.status_code == 400 and "resource snapshots" in response.content.decode()
 
 

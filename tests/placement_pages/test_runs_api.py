@@ -1,6 +1,6 @@
 """The runs and strategies API: list, detail, create through the service (upstream messages, 400 naming
-the field), and `POST /api/runs/<id>/state/`: 200, 400 (bad state or transition), 403 (permission,
-hub-owned run)."""
+the field), and `POST /api/runs/<id>/state/`: 200, 400 (bad state or transition), 403 (the view role alone,
+hub-owned run), 404 (no role on a set the run's CRP is visible through)."""
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -11,7 +11,7 @@ from inventory.demohub import DemoHub
 from inventory.models import AuditEntry
 from placement import rollouts
 from placement.models import Owner, StagedUpdateRun
-from tests.factories import UserFactory, synced_demo_hub_row
+from tests.factories import UserFactory, placement_role, synced_demo_hub_row
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,
     STRATEGY_SPEC,
@@ -22,6 +22,7 @@ from tests.placement.runs_support import (  # noqa: F401 - fixtures
     stepped_by_hand_fixture,
     strategy_fixture,
 )
+from tests.placement_pages.access_support import VIEW, elsewhere_admin
 
 pytestmark = pytest.mark.django_db
 
@@ -39,8 +40,8 @@ def url(name: str, *args: object) -> str:
 
 
 def test_runs_are_listed_and_read_with_their_conditions(fleet_hub: DemoHub) -> None:
-    synced_demo_hub_row(fleet_hub)
-    api = client_for(UserFactory(username="viewer"))
+    hub = synced_demo_hub_row(fleet_hub)
+    api = client_for(placement_role(hub, role=VIEW, username="viewer"))
     listed = api.get(url("run-list"), {"hub": "demo"}).json()
     assert listed["count"] == 1
     run = listed["results"][0]
@@ -113,7 +114,7 @@ def test_a_run_of_a_placement_that_is_not_external_is_refused(hub_row, checkout,
     }
 
 
-def test_the_state_endpoint_answers_200_400_and_403(
+def test_the_state_endpoint_answers_200_400_403_and_404(
     hub_row, checkout, strategy, editor, stepped_by_hand
 ) -> None:
     run = rollouts.create_run(hub=hub_row, name="r1", spec=RUN_SPEC, actor=editor)
@@ -128,14 +129,22 @@ def test_the_state_endpoint_answers_200_400_and_403(
     }
     assert api.post(url("run-state", run.pk), {"state": "Go"}, format="json").status_code == 400
 
-    viewer = client_for(UserFactory(username="viewer"))
+    viewer = client_for(placement_role(hub_row, role=VIEW, username="viewer"))
     denied = viewer.post(url("run-state", run.pk), {"state": "Stop"}, format="json")
     assert denied.status_code == 403
-    assert "placement.change_stagedupdaterun" in denied.json()["detail"]
-    allowed = UserFactory(username="operator")
-    allowed.user_permissions.add(Permission.objects.get(codename="change_stagedupdaterun"))
+    assert denied.json()["detail"] == rollouts.RUN_DENIED
+    assert AuditEntry.objects.get(action="run.state", actor_name="viewer").outcome == "denied"
+    # staff with the model permission, and admins of another hub's set, do not even see the run
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="change_stagedupdaterun"))
+    for outsider in (staff, elsewhere_admin(username="elsewhere")):
+        response = client_for(outsider).post(url("run-state", run.pk), {"state": "Stop"}, format="json")
+        assert response.status_code == 404
+    run.refresh_from_db()
+    assert run.spec["state"] == "Run"
+    operator = placement_role(hub_row, username="operator")  # another admin of the hub's set
     assert (
-        client_for(allowed).post(url("run-state", run.pk), {"state": "Stop"}, format="json").status_code
+        client_for(operator).post(url("run-state", run.pk), {"state": "Stop"}, format="json").status_code
         == 200
     )
     run.refresh_from_db()

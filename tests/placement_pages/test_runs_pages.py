@@ -1,20 +1,27 @@
 """The runs pages without JavaScript: list, filters, a run's page (preview before it starts, stages and
-timeline after), Initialize / Run / Stop buttons (POST + CSRF, permission-checked, audited), hub-owned
-runs read-only, the new run and new strategy forms."""
+timeline after), Initialize / Run / Stop buttons (POST + CSRF, for admins of a cluster set the run's CRP is
+visible through, audited), hub-owned runs read-only, the new run and new strategy forms."""
 
 import html
 import json
 import re
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
 from inventory.demohub import DemoHub
 from inventory.models import AuditEntry
-from placement import rollouts
+from placement import access, rollouts
 from placement.models import Owner, StagedUpdateRun, StagedUpdateStrategy
-from tests.factories import HubFactory, StagedUpdateRunFactory, UserFactory, synced_demo_hub_row
+from tests.factories import (
+    HubFactory,
+    StagedUpdateRunFactory,
+    UserFactory,
+    placement_role,
+    synced_demo_hub_row,
+)
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,
     CANARY,
@@ -29,15 +36,11 @@ from tests.placement.runs_support import (  # noqa: F401 - fixtures
     stepped_by_hand_fixture,
     strategy_fixture,
 )
+from tests.placement_pages.access_support import VIEW, elsewhere_admin, signed_in
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def signed_in(client: Client, **fields: object) -> Client:
-    client.force_login(UserFactory(**fields))
-    return client
 
 
 def text(response) -> str:
@@ -55,7 +58,12 @@ def test_the_list_shows_hub_and_dashboard_runs_with_their_conditions_and_filters
     hub = synced_demo_hub_row(fleet_hub)  # the seeded hub-owned run waiting for its approval
     other = HubFactory(name="west")
     StagedUpdateRunFactory(placement__hub=other, name="mine", owner=Owner.DASHBOARD)
-    page = text(signed_in(client, username="ops").get(reverse("placement:run-list")))
+    # the view role on a populated set of each hub shows the runs of its CRPs
+    demo_viewer = placement_role(hub, role=VIEW, username="demo-viewer")
+    ops = placement_role(other, role=VIEW, user=placement_role(hub, role=VIEW, username="ops"))
+    page = text(signed_in(client, demo_viewer).get(reverse("placement:run-list")))
+    assert '<span id="result-count">1</span>' in page and ">mine<" not in page
+    page = text(signed_in(client, ops).get(reverse("placement:run-list")))
     assert '<span id="result-count">2</span>' in page
     row = re.search(
         r"<tr>\s*<td class=\"name\"><a [^>]*>batch-jobs-rollout-1</a>.*?</tr>", page, re.S
@@ -86,9 +94,8 @@ def test_a_hub_owned_run_is_read_only_with_its_stages_and_timeline(
 ) -> None:
     hub = synced_demo_hub_row(fleet_hub)
     run = StagedUpdateRun.objects.get(hub=hub, name="batch-jobs-rollout-1")
-    page = text(
-        signed_in(client, username="ops", is_staff=True).get(reverse("placement:run-detail", args=[run.pk]))
-    )
+    admin = placement_role(hub, username="ops")  # an admin: the refusal below is the owner's (the hub)
+    page = text(signed_in(client, admin).get(reverse("placement:run-detail", args=[run.pk])))
     assert 'id="run-read-only"' in page and 'id="run-actions"' not in page
     assert 'id="preview-heading"' not in page  # it started: stages and timeline instead
     figure = json.loads(
@@ -109,7 +116,7 @@ def test_before_it_starts_a_run_shows_the_preview_and_the_initialisation_error(
 ) -> None:
     run = new_run(hub_row, editor)
     url = reverse("placement:run-detail", args=[run.pk])
-    page = text(signed_in(client, username="ops").get(url))
+    page = text(signed_in(client, placement_role(hub_row, role=VIEW, username="ops")).get(url))
     assert 'id="preview-summary"' in page and "Before the run starts" in page
     assert stage_clusters(page, "canary") == CANARY
     assert stage_clusters(page, "prod") == PROD
@@ -161,15 +168,27 @@ def test_run_and_stop_buttons_change_the_state_audited(
     assert "invalid state transition: cannot transition from Run to Initialize" in text(response)
 
 
-def test_a_viewer_may_not_press_a_button(
+def test_a_viewer_may_not_press_a_button_and_others_do_not_see_the_run(
     client: Client, hub_row, checkout, strategy, editor, stepped_by_hand
 ) -> None:
+    """The view role shows the run without buttons (403, audited); staff with the model permission and
+    admins of another hub's set do not see it (404). Admins of the set press them (the test above)."""
     run = new_run(hub_row, editor)
-    response = signed_in(client, username="viewer").post(
-        reverse("placement:run-state", args=[run.pk]), {"state": "Run"}
-    )
+    detail_url = reverse("placement:run-detail", args=[run.pk])
+    state_url = reverse("placement:run-state", args=[run.pk])
+    signed_in(client, placement_role(hub_row, role=VIEW, username="viewer"))
+    assert 'id="run-denied"' in text(client.get(detail_url))
+    response = client.post(state_url, {"state": "Run"})
     assert response.status_code == 403
-    assert "placement.change_stagedupdaterun" in text(response)
+    assert rollouts.RUN_DENIED in text(response)
+    entry = AuditEntry.objects.get(action="run.state")
+    assert (entry.actor_name, entry.outcome) == ("viewer", AuditEntry.Outcome.DENIED)
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="change_stagedupdaterun"))
+    for outsider in (staff, elsewhere_admin(username="elsewhere")):
+        signed_in(client, outsider)
+        assert client.get(detail_url).status_code == 404
+        assert client.post(state_url, {"state": "Run"}).status_code == 404
     run.refresh_from_db()
     assert run.spec["state"] == "Initialize"
 
@@ -225,5 +244,40 @@ def test_the_strategy_pages_list_and_create_with_upstream_messages(client: Clien
     assert "Strategy two-stages created." in page
     assert re.search(r"<summary>two-stages</summary>", page) and '<span class="chip">canary</span>' in page
     assert AuditEntry.objects.filter(action="strategy.create", actor_name="editor").count() == 1
-    denied = signed_in(Client(), username="viewer").get(reverse("placement:strategy-create"))
-    assert denied.status_code == 403
+    viewer = placement_role(hub_row, role=VIEW, username="viewer")
+    denied = signed_in(Client(), viewer).get(reverse("placement:strategy-create"))
+    assert denied.status_code == 403 and access.ADMIN_NEEDED in text(denied)
+
+
+def test_new_runs_and_strategies_need_the_admin_role_on_a_set_of_their_hub(
+    client: Client, hub_row, checkout, strategy, stepped_by_hand
+) -> None:
+    """Admins of another hub's set open the forms (they may add there), not for hub demo: its CRPs and
+    strategies they do not see are not suggested, and a run of one is as if it did not exist; with the
+    view role on hub demo besides, the CRP is seen and the run refused (403, audited)."""
+    signed_in(client, elsewhere_admin(username="elsewhere"))
+    form = text(client.get(reverse("placement:run-create")))
+    assert '<option value="canary-then-prod">' not in form
+    fields = {
+        "hub": hub_row.pk,
+        "name": "checkout-2",
+        "placement_name": "checkout",
+        "strategy_name": "canary-then-prod",
+        "state": "Initialize",
+    }
+    response = client.post(reverse("placement:run-create"), fields)
+    assert response.status_code == 400
+    assert "spec.placementName: ClusterResourcePlacement checkout not found on hub demo" in text(response)
+    good = {"hub": hub_row.pk, "name": "two", "spec": "stages:\n- name: canary\n  labelSelector: {}\n"}
+    response = client.post(reverse("placement:strategy-create"), good)
+    assert response.status_code == 403 and rollouts.STRATEGY_DENIED in text(response)
+
+    signed_in(client, placement_role(hub_row, role=VIEW, user=elsewhere_admin(username="viewer")))
+    response = client.post(reverse("placement:run-create"), fields)
+    assert response.status_code == 403 and rollouts.RUN_DENIED in text(response)
+    denied = AuditEntry.objects.filter(outcome=AuditEntry.Outcome.DENIED)
+    assert sorted(denied.values_list("actor_name", "action")) == [
+        ("elsewhere", "strategy.create"), ("viewer", "run.create")
+    ]
+    assert not StagedUpdateRun.objects.filter(name="checkout-2").exists()
+    assert not StagedUpdateStrategy.objects.filter(name="two").exists()

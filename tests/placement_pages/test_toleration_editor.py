@@ -8,11 +8,12 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from inventory.models import AuditEntry
-from placement import service, tolerations
+from inventory.models import AuditEntry, Hub
+from placement import access, service, tolerations
 from placement.models import Placement
 from tests.editors import dashboard_copy
-from tests.factories import UserFactory
+from tests.factories import UserFactory, placement_role
+from tests.placement_pages.access_support import VIEW
 
 pytestmark = pytest.mark.django_db
 
@@ -21,11 +22,6 @@ GPU = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSelect"}
 UNREACHABLE = {
     "key": "cluster.open-cluster-management.io/unreachable", "operator": "Exists", "tolerationSeconds": 600
 }
-
-
-@pytest.fixture
-def ops(db: None):
-    return UserFactory(username="ops", is_staff=True)
 
 
 @pytest.fixture
@@ -115,14 +111,25 @@ def test_hub_owned_placements_are_read_only_and_refusals_are_audited(demo_fleet,
     assert (entry.outcome, entry.before) == ("denied", [GPU, UNREACHABLE])
 
 
-def test_changing_tolerations_needs_the_placement_permission(gpu_copy: Placement) -> None:
-    reader = UserFactory(username="reader")
-    with pytest.raises(PermissionDenied):
-        tolerations.save(gpu_copy, [], actor=reader)
+def test_changing_tolerations_needs_the_admin_role_on_a_set_bound_to_the_namespace(
+    gpu_copy: Placement, manifests: Hub
+) -> None:
+    """gpu-copy is in namespace ml, bound to set global: its viewers, staff with the model permission and
+    admins of the sets bound to web may not save (each refusal audited); an admin of global may."""
+    reader = placement_role(manifests, ("ml",), role=VIEW, username="reader")
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="change_placement"))
+    web_admin = placement_role(manifests, ("web",), username="web-admin")
+    for refused in (reader, staff, web_admin):
+        assert not tolerations.can_edit(refused, gpu_copy)
+        with pytest.raises(PermissionDenied) as caught:
+            tolerations.save(gpu_copy, [], actor=refused)
+        assert str(caught.value) == access.CHANGE_DENIED
+    denied = AuditEntry.objects.filter(action="placement.tolerations", outcome=AuditEntry.Outcome.DENIED)
+    assert sorted(denied.values_list("actor_name", flat=True)) == ["reader", "staff", "web-admin"]
     gpu_copy.refresh_from_db()
     assert tolerations.current(gpu_copy) == [GPU, UNREACHABLE]
-    reader.user_permissions.add(Permission.objects.get(codename="change_placement"))
-    reader = type(reader).objects.get(pk=reader.pk)  # permissions are cached per user object
-    tolerations.save(gpu_copy, [GPU], actor=reader)
+    ml_admin = placement_role(manifests, ("ml",), username="ml-admin")
+    tolerations.save(gpu_copy, [GPU], actor=ml_admin)
     gpu_copy.refresh_from_db()
     assert tolerations.current(gpu_copy) == [GPU]

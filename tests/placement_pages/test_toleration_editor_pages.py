@@ -1,16 +1,19 @@
 """The toleration editor on the placement page: loaded into its placeholder by htmx, preview (decision diff),
-save (redirect without htmx), errors under the fields, read-only for hub-owned placements, 403 otherwise."""
+save (redirect without htmx), errors under the fields, read-only for hub-owned placements; 403 for users
+with the view role alone, 404 for those without a role on a set bound to the placement's namespace."""
 
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from inventory.models import AuditEntry
+from inventory.models import AuditEntry, Hub
 from placement import tolerations
 from placement.models import Placement
 from tests.editors import dashboard_copy, rows_data
-from tests.factories import UserFactory
+from tests.factories import UserFactory, placement_role
+from tests.placement_pages.access_support import VIEW, elsewhere_admin
 
 pytestmark = pytest.mark.django_db
 
@@ -26,12 +29,8 @@ UNREACHABLE = {
 
 
 @pytest.fixture
-def ops(db: None):
-    return UserFactory(username="ops", is_staff=True, is_superuser=True)
-
-
-@pytest.fixture
 def ops_client(client: Client, ops) -> Client:
+    """As ops, admin of the set bound to namespace ml (gpu-inference's and gpu-copy's)."""
     client.force_login(ops)
     return client
 
@@ -109,10 +108,27 @@ def test_hub_owned_placements_are_read_only(ops_client: Client, demo_fleet) -> N
     assert len(tolerations.current(mirror)) == 2
 
 
-def test_without_permission_every_button_answers_403(client: Client, gpu_copy) -> None:
-    client.force_login(UserFactory(username="reader"))
+def test_viewers_get_403_on_every_button(client: Client, gpu_copy, manifests: Hub) -> None:
+    client.force_login(placement_role(manifests, ("ml",), role=VIEW, username="reader"))
+    html = client.get(url(gpu_copy), **HTMX).content.decode()
+    assert 'id="toleration-editor"' not in html and "nvidia.com/gpu" in html  # what they may not edit
     for action in ("add", "preview", "save"):
         response = client.post(url(gpu_copy), rows_data("tolerations", [], initial=2, action=action), **HTMX)
         assert response.status_code == 403
+    gpu_copy.refresh_from_db()
+    assert len(tolerations.current(gpu_copy)) == 2
+
+
+def test_users_who_do_not_see_the_placement_get_404(client: Client, gpu_copy, manifests: Hub) -> None:
+    """Staff with the model permission, an admin of the sets bound to web and an admin of another hub's
+    set: none holds a role on set global, bound to namespace ml."""
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="change_placement"))
+    web_admin = placement_role(manifests, ("web",), username="web-admin")
+    data = rows_data("tolerations", [], initial=2, action="save")
+    for outsider in (staff, web_admin, elsewhere_admin(username="elsewhere")):
+        client.force_login(outsider)
+        assert client.get(url(gpu_copy), **HTMX).status_code == 404
+        assert client.post(url(gpu_copy), data, **HTMX).status_code == 404
     gpu_copy.refresh_from_db()
     assert len(tolerations.current(gpu_copy)) == 2

@@ -18,8 +18,15 @@ from tests.factories import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+def settled(page, selector: str) -> None:
+    """htmx has processed what it swapped into `selector`: it wires the new content up only once the swap
+    settles (20 ms later), and a form sent before that is sent natively, reloading the page."""
+    page.wait_for_selector(f"{selector}:not(.htmx-settling)")
+
+
 def add(page, kind: str, name: str, role: str) -> None:
     """Fill and send the "Add a user or group" form (htmx swaps the section, form included)."""
+    settled(page, "#access")
     form = page.locator("#access-add")
     form.locator("select[name=kind]").select_option(kind)
     form.locator("input[name=name]").fill(name)
@@ -51,10 +58,12 @@ def test_an_admin_manages_access_without_reloading(browser, live_server, passwor
     add(page, "group", "sre", "admin")
     page.wait_for_selector('tr[data-principal="group:sre"][data-role="admin"]')
 
+    settled(page, "#access")
     bob = page.locator('tr[data-principal="user:bob"]')
     bob.locator("select[name=role]").select_option("admin")
     bob.locator("button >> text=Change role").click()
     page.wait_for_selector('tr[data-principal="user:bob"][data-role="admin"]')
+    settled(page, "#access")
 
     page.locator('tr[data-principal="group:sre"] button >> text=Remove').click()
     page.wait_for_selector('tr[data-principal="group:sre"]', state="detached")

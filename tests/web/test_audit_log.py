@@ -6,7 +6,7 @@ import re
 import pytest
 
 from tests.factories import HubFactory, ManagedClusterSetFactory, UserFactory
-from tests.web.test_access_tab import add
+from tests.web.test_access_tab import add, settled
 from tests.web.test_inventory_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -26,22 +26,27 @@ def test_a_grant_is_found_filtered_and_opened_in_the_audit_log(browser, live_ser
 
     page.click("nav >> text=Audit log")
     page.wait_for_selector("h1#audit-heading")
+    page.wait_for_load_state()  # htmx wires the page up once it is parsed
     page.evaluate("window.__noReload = true")
     assert page.inner_text("#result-count") == "1"
 
     page.fill("#id_since", "yesterday")
     page.press("#id_since", "Enter")
     page.wait_for_selector("text=since: Enter a valid date/time.")
+    settled(page, "#audit-list")
     assert page.input_value("#id_since") == "yesterday"  # kept next to its error
     page.fill("#id_since", "")
     page.press("#id_since", "Enter")
     page.wait_for_selector("#audit-entries")  # the swap replaces the form: type into the new one
+    settled(page, "#audit-list")
     page.fill("#id_action", "role.revoke")
     page.press("#id_action", "Enter")
     page.wait_for_selector("text=No entries match.")
+    settled(page, "#audit-list")
     page.fill("#id_action", "role.grant")
     page.press("#id_action", "Enter")
     page.wait_for_selector("#audit-entries")
+    settled(page, "#audit-list")
     assert "action=role.grant" in page.url
     assert page.evaluate("window.__noReload") is True
 

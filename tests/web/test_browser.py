@@ -1,18 +1,21 @@
-"""A real Chromium (Debian's, driven by Playwright) logs in and sees the demo fleet."""
+"""A real Chromium (Debian's, driven by Playwright) logs in and sees the demo fleet its roles show."""
 
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-from tests.factories import UserFactory
+from inventory.models import ClusterSetRole, Hub
+from tests.factories import placement_role
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_login_and_see_the_demo_fleet(browser, live_server, password: str, tmp_path: Path) -> None:
     call_command("load_demo")
-    user = UserFactory(username="operator")
+    # a reader of the sets bound to the demo namespaces web, ml, platform: the OCM clusters, all placements
+    hub = Hub.objects.get(name="manifests")
+    user = placement_role(hub, ("web", "ml", "platform"), role=ClusterSetRole.Role.VIEW, username="operator")
     page = browser.new_page()
     page.set_default_timeout(15_000)
 
@@ -24,7 +27,8 @@ def test_login_and_see_the_demo_fleet(browser, live_server, password: str, tmp_p
 
     page.wait_for_selector("#clusters")
     cluster_names = page.locator("#clusters td.name").all_inner_texts()
-    assert {"prod-use1-a", "aks-eastus-prod-01", "dev-local"} <= set(cluster_names)
+    assert {"prod-use1-a", "edge-store-042", "dev-local"} <= set(cluster_names)
+    assert "aks-eastus-prod-01" not in cluster_names  # a Fleet MemberCluster in no set: superusers only
     assert page.locator("#placements").inner_text().count("Placement") >= 5
     assert page.locator(".user-name").inner_text() == "operator"
     # The stylesheet is served locally (no CDN): the top bar is styled.

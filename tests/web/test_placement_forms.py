@@ -5,9 +5,10 @@ import re
 import pytest
 from django.core.management import call_command
 
+from inventory.models import Hub
 from placement import service
 from placement.models import Owner, Placement
-from tests.factories import UserFactory
+from tests.factories import placement_role
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +24,9 @@ def test_create_a_placement_in_the_browser(browser, live_server, password, tasks
     page = browser.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", UserFactory(username="ops", is_staff=True).username)
+    # admin of the sets bound to namespace web on the demo hub: may add placements there
+    ops = placement_role(Hub.objects.get(name="manifests"), ("web",), username="ops")
+    page.fill("#id_username", ops.username)
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/$"))

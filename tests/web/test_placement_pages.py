@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from placement import service
 from placement.models import Placement
-from tests.factories import UserFactory
+from tests.factories import placement_role
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +29,9 @@ def open_placement(browser, live_server, placement: Placement, password: str):
     page = browser.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", UserFactory(username="ops", is_staff=True).username)
+    # admin of the sets bound to the placement's namespace: may see it and apply a what-if
+    ops = placement_role(placement.hub, (placement.namespace,), username="ops")
+    page.fill("#id_username", ops.username)
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/$"))

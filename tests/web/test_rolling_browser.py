@@ -9,7 +9,7 @@ import pytest
 from inventory.demohub import DemoHub
 from placement import rolling, views
 from placement.models import Placement
-from tests.factories import UserFactory, synced_demo_hub_row
+from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.rollout_hub import create_crp, crp_spec, live_hub
 
 __all__ = ["live_hub"]  # a fixture, used by name
@@ -22,9 +22,9 @@ def web(live_hub: DemoHub, tasks_in_process: None, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(rolling, "POLL", timedelta(seconds=1))
     monkeypatch.setattr(views, "ROLLOUT_POLL_SECONDS", 1)
     hub = synced_demo_hub_row(live_hub)
-    return create_crp(
-        hub, UserFactory(username="ops", is_staff=True), crp_spec(4, maxUnavailable="50%", maxSurge=0)
-    )
+    # ops administers a populated set of the hub: may add its CRPs and roll out their snapshots
+    ops = placement_role(hub, username="ops")
+    return create_crp(hub, ops, crp_spec(4, maxUnavailable="50%", maxSurge=0))
 
 
 def test_the_page_follows_the_waves_of_a_new_snapshot(browser, live_server, password, web) -> None:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from placement.models import StagedUpdateRun
-from tests.factories import UserFactory
+from tests.factories import placement_role
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,
     CANARY,
@@ -30,7 +30,8 @@ def test_open_a_run_see_its_preview_click_run_and_see_the_timeline(
     page = browser.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", UserFactory(username="ops", is_staff=True).username)
+    # admin of a populated set of the Fleet hub: sees the run and may start it
+    page.fill("#id_username", placement_role(hub_row, username="ops").username)
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/$"))
