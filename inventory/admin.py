@@ -1,5 +1,10 @@
 from django.contrib import admin
+from django.db import transaction
+from django.db.models import QuerySet
+from django.forms import ModelForm
+from django.http import HttpRequest
 
+from inventory import audit
 from inventory.models import (
     AddOnPlacementScore,
     Hub,
@@ -11,8 +16,29 @@ from inventory.models import (
 
 @admin.register(Hub)
 class HubAdmin(admin.ModelAdmin):
+    """Hub changes made here are audited like those of `manage.py hubs` (inventory.audit)."""
+
     list_display = ["name", "server_url", "serves_ocm", "serves_fleet", "last_synced_at"]
     search_fields = ["name", "server_url"]
+    exclude = ["encrypted_credentials", "resource_versions", "sync_lock_until", "sync_lock_owner"]
+
+    def save_model(self, request: HttpRequest, obj: Hub, form: ModelForm, change: bool) -> None:
+        before = audit.hub_settings(Hub.objects.get(pk=obj.pk)) if change else None
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            audit.record_hub_change(request.user, obj, before, request=request)
+
+    def delete_model(self, request: HttpRequest, obj: Hub) -> None:
+        with transaction.atomic():
+            audit.record_hub_change(request.user, obj, audit.hub_settings(obj), removed=True, request=request)
+            super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Hub]) -> None:
+        with transaction.atomic():
+            for hub in queryset:
+                before = audit.hub_settings(hub)
+                audit.record_hub_change(request.user, hub, before, removed=True, request=request)
+            super().delete_queryset(request, queryset)
 
 
 @admin.register(ManagedCluster)

@@ -51,6 +51,30 @@ def record(
     )
 
 
+# What the log keeps of a hub: its settings, never its credentials (only whether they changed).
+HUB_SETTINGS = ("server_url", "serves_ocm", "serves_fleet", "sync_interval_seconds", "publish_namespace")
+
+
+def hub_settings(hub: Hub | None) -> dict[str, Any] | None:
+    return None if hub is None else {field: getattr(hub, field) for field in HUB_SETTINGS}
+
+
+def record_hub_change(
+    actor: Actor,
+    hub: Hub,
+    before: dict[str, Any] | None,
+    *,
+    removed: bool = False,
+    credentials_changed: bool = False,
+    request: HttpRequest | None = None,
+) -> AuditEntry:
+    """hub.create, hub.update or hub.remove, with the settings before and after (credentials: a flag)."""
+    action = "hub.remove" if removed else "hub.create" if before is None else "hub.update"
+    after = None if removed else {**hub_settings(hub), "credentials_changed": credentials_changed}
+    kept_hub = None if removed else hub  # the entry outlives a removed hub
+    return record(actor, action, hub, hub=kept_hub, before=before, after=after, request=request)
+
+
 def target_filter(target: models.Model) -> dict[str, str]:
     """How entries name their object; the log's `target_type` and `target_id` filters take the same."""
     return {"target_type": target._meta.label_lower, "target_id": str(target.pk)}

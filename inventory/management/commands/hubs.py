@@ -13,8 +13,10 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
+from django.db import transaction
 from django.db.models import Count
 
+from inventory import audit
 from inventory.hubclient import HubClient, HubError
 from inventory.models import Hub
 
@@ -89,6 +91,7 @@ class Command(BaseCommand):
             _check_server_url(options["server"])
         hub = Hub.objects.filter(name=name).first() or Hub(name=name)
         created = hub.pk is None
+        before = None if created else audit.hub_settings(hub)
         self._apply_options(hub, options)
         credentials = self._credentials(options)
         try:
@@ -102,6 +105,7 @@ class Command(BaseCommand):
         if not hub.server_url:
             raise _fail("--server is required (or a --kubeconfig whose context names a server)")
         hub.save()
+        audit.record_hub_change(_actor(), hub, before, credentials_changed=credentials is not None)
         verb = "added" if created else "updated"
         logger.info("hub %s %s by %s", name, verb, getpass.getuser())
         self.stdout.write(self.style.SUCCESS(f"Hub {name!r} {verb}: {hub.server_url}"))
@@ -145,11 +149,19 @@ class Command(BaseCommand):
             self.stdout.write("  ".join(cells).rstrip())
 
     def _remove(self, name: str, **options: Any) -> None:
-        deleted, _ = Hub.objects.filter(name=name).delete()
-        if not deleted:
+        hub = Hub.objects.filter(name=name).first()
+        if hub is None:
             raise _fail(f"no hub named {name!r} (see `hubs list`)")
+        with transaction.atomic():
+            audit.record_hub_change(_actor(), hub, audit.hub_settings(hub), removed=True)
+            hub.delete()
         logger.info("hub %s removed by %s", name, getpass.getuser())
         self.stdout.write(self.style.SUCCESS(f"Hub {name!r} removed with everything mirrored from it."))
+
+
+def _actor() -> str:
+    """The audit log's actor for a command: who ran it in the shell."""
+    return f"hubs command ({getpass.getuser()})"
 
 
 def _check_server_url(server: str) -> None:
