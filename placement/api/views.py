@@ -193,6 +193,15 @@ class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> Any:
         return approvals.visible_requests(self.request.user)
 
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("many") and args:
+            # who may approve which is decided for the whole page in two queries, not one per row
+            rows = list(args[0])
+            approvable = approvals.approvable(self.request.user, rows)
+            context = {**self.get_serializer_context(), "approvable": approvable}
+            return super().get_serializer(rows, *args[1:], **{**kwargs, "context": context})
+        return super().get_serializer(*args, **kwargs)
+
     @extend_schema(request=None, responses={200: api.ApprovalResultSerializer})
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, pk: str | None = None) -> Response:
