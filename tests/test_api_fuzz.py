@@ -5,9 +5,12 @@ answer 502 with the hub's message, not 500.
 """
 
 import os
+from collections.abc import Iterator
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
@@ -19,6 +22,18 @@ EXAMPLES = int(os.environ.get("FLEETUI_FUZZ_EXAMPLES", "8"))
 HUB_UNREACHABLE = 502
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+
+
+@pytest.fixture(autouse=True)
+def one_connection_per_test() -> Iterator[None]:
+    """Schemathesis calls the WSGI application itself, so each request's end would close the database
+    connection that holds the test's transaction (PostgreSQL; SQLite in memory is spared). Django's test
+    client unhooks the same handler for the same reason."""
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (request_started, request_finished):
+        signal.connect(close_old_connections)
 
 
 @pytest.fixture(name="token")

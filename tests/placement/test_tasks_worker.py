@@ -5,24 +5,24 @@ import time
 
 import pytest
 from celery.contrib.testing.worker import start_worker
-from django.contrib.auth.models import User
 
 from fleetui.celery import app
 from inventory.demohub import DemoHub
 from inventory.watch import watch_hubs
 from placement import service
 from placement.models import Placement
-from tests.factories import synced_demo_hub_row
+from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.test_reschedule import GOLD, untainted
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_label_change_reaches_the_decisions_within_2_seconds(
-    broker_url: str, database_url: str, demo_hub: DemoHub, editor: User, monkeypatch: pytest.MonkeyPatch
+    broker_url: str, database_url: str, demo_hub: DemoHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(app.conf, "task_always_eager", False)
     hub = synced_demo_hub_row(demo_hub)
+    editor = placement_role(hub, ("default",), username="editor")  # admin of the sets bound to default
     placement = service.create_placement(
         kind=Placement.Kind.PLACEMENT, hub=hub, namespace="default", name="gold", spec=GOLD, actor=editor
     )
