@@ -19,15 +19,52 @@ from placement.models import (
 )
 from placement.tables import explanation_rows
 
+# PostgreSQL stores neither a NUL character in text nor "\u0000" in jsonb: such input is refused here
+# with a 400 instead of failing in the database.
+NUL = "\x00"
+NUL_REFUSED = "NUL characters (\\u0000) are not allowed."
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return NUL in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
+
+
+class SpecField(serializers.JSONField):
+    """An object's spec as JSON."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        if _holds_nul(value):
+            raise serializers.ValidationError(NUL_REFUSED)
+        return value
+
+
+class HubField(serializers.SlugRelatedField):
+    """A hub, by name."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(slug_field="name", queryset=Hub.objects.all(), **kwargs)
+
+    def to_internal_value(self, data: Any) -> Hub:
+        if _holds_nul(data):
+            raise serializers.ValidationError(NUL_REFUSED)
+        return super().to_internal_value(data)
+
 
 class PlacementSerializer(HubScopedSerializer):
     """A placement; `hub` (by name), `kind`, `namespace` and `name` are set once, at creation."""
 
-    hub = serializers.SlugRelatedField(slug_field="name", queryset=Hub.objects.all())
+    hub = HubField()
     owner = serializers.CharField(read_only=True)
     read_only = serializers.BooleanField(read_only=True)
     status = serializers.JSONField(read_only=True)
-    spec = serializers.JSONField()
+    spec = SpecField()
     requested = serializers.SerializerMethodField()
     selected_count = serializers.SerializerMethodField()
     condition = serializers.SerializerMethodField()
@@ -157,10 +194,10 @@ class ApprovalResultSerializer(serializers.Serializer):
 class StagedUpdateStrategySerializer(HubScopedSerializer):
     """A ClusterStagedUpdateStrategy; `hub` (by name), `name` and `spec` are set at creation."""
 
-    hub = serializers.SlugRelatedField(slug_field="name", queryset=Hub.objects.all())
+    hub = HubField()
     owner = serializers.CharField(read_only=True)
     read_only = serializers.BooleanField(read_only=True)
-    spec = serializers.JSONField()
+    spec = SpecField()
 
     class Meta:
         model = StagedUpdateStrategy
@@ -174,10 +211,10 @@ class StagedUpdateRunSerializer(HubScopedSerializer):
     """A ClusterStagedUpdateRun with what the runs page shows: its state, current stage, conditions and
     pending approvals. `hub` (by name), `name` and `spec` are set at creation."""
 
-    hub = serializers.SlugRelatedField(slug_field="name", queryset=Hub.objects.all())
+    hub = HubField()
     owner = serializers.CharField(read_only=True)
     read_only = serializers.BooleanField(read_only=True)
-    spec = serializers.JSONField()
+    spec = SpecField()
     state = serializers.SerializerMethodField()
     current_stage = serializers.SerializerMethodField()
     initialized = serializers.SerializerMethodField()

@@ -203,3 +203,17 @@ def test_argocd_configmap_download(api: APIClient) -> None:
     assert configmap["kind"] == "ConfigMap"
     assert configmap["data"]["statusListKey"] == "decisions"
     assert configmap["data"]["matchKey"] == "clusterName"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"hub": "manifests\x00"}, {"spec": {"clusterSets": ["prod\x00us"]}}, {"spec": {"a\x00": 1}}],
+    ids=["hub name", "spec value", "spec key"],
+)
+def test_nul_characters_are_a_field_error_not_a_database_failure(api: APIClient, body: dict) -> None:
+    """PostgreSQL cannot store NUL in text or jsonb; the API refuses it with 400 on the field."""
+    fields = {"kind": "Placement", "hub": "manifests", "namespace": "web", "name": "nul", "spec": {}, **body}
+    response = api.post(url("placement-list"), fields, format="json")
+    assert response.status_code == 400
+    assert response.json() == {next(iter(body)): ["NUL characters (\\u0000) are not allowed."]}
+    assert not Placement.objects.filter(name="nul").exists()
