@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from fleetui.fields import CompressedJSONField
 from inventory.models import Hub
 from placement import summary
 
@@ -53,7 +54,7 @@ class Placement(models.Model):
     status = models.JSONField(default=dict, blank=True)
     # The last scheduler report (`to_explanation()`: `to_report()` with the clusters stored as columns,
     # read back as rows by placement.tables.explanation_rows): the score table and every explanation.
-    explanation = models.JSONField(default=dict, blank=True)
+    explanation = CompressedJSONField(default=dict, blank=True)
     last_scheduled_at = models.DateTimeField(null=True, blank=True)
     # When a timed run (toleration or add-on score expiry) is due; one timed run per moment.
     requeue_at = models.DateTimeField(null=True, blank=True)

@@ -1,0 +1,43 @@
+"""The stored explanation moves from jsonb to zlib-compressed JSON bytes (fleetui.fields.CompressedJSONField):
+writing 0.5 MB of jsonb per placement was most of a full reschedule's database time at 10k clusters."""
+
+from django.db import migrations
+
+import fleetui.fields
+
+BATCH = 200
+
+
+def pack(apps, schema_editor) -> None:  # noqa: ANN001 - migration signature
+    Placement = apps.get_model("placement", "Placement")
+    rows = Placement.objects.only("pk", "explanation").order_by("pk")
+    for start in range(0, rows.count(), BATCH):
+        batch = list(rows[start : start + BATCH])
+        for row in batch:
+            row.packed_explanation = row.explanation or {}
+        Placement.objects.bulk_update(batch, ["packed_explanation"])
+
+
+def unpack(apps, schema_editor) -> None:  # noqa: ANN001 - migration signature
+    Placement = apps.get_model("placement", "Placement")
+    rows = Placement.objects.only("pk", "packed_explanation").order_by("pk")
+    for start in range(0, rows.count(), BATCH):
+        batch = list(rows[start : start + BATCH])
+        for row in batch:
+            row.explanation = row.packed_explanation or {}
+        Placement.objects.bulk_update(batch, ["explanation"])
+
+
+class Migration(migrations.Migration):
+    dependencies = [("placement", "0005_rollout_objects")]
+
+    operations = [
+        migrations.AddField(
+            model_name="placement",
+            name="packed_explanation",
+            field=fleetui.fields.CompressedJSONField(blank=True, default=dict),
+        ),
+        migrations.RunPython(pack, unpack),
+        migrations.RemoveField(model_name="placement", name="explanation"),
+        migrations.RenameField(model_name="placement", old_name="packed_explanation", new_name="explanation"),
+    ]
