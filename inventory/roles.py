@@ -100,6 +100,13 @@ def _covered_cluster(set_ids: QuerySet, hub: str, name: str) -> Exists:
     )
 
 
+def _own_membership(set_ids: QuerySet) -> Q:
+    """An OCM cluster that is itself a member of one of the sets: an index lookup by the row's id, tried
+    before the namesake match that a Fleet MemberCluster needs (the bulk of a large clusters list)."""
+    own = ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids, cluster_id=OuterRef("pk"))
+    return Q(Exists(own))
+
+
 def _set_named(set_ids: QuerySet, name: str) -> Exists:
     """One of the sets is on the row's hub and is named by the row's field `name`."""
     named = ManagedClusterSet.objects.filter(pk__in=set_ids, hub_id=OuterRef("hub_id"), name=OuterRef(name))
@@ -138,7 +145,7 @@ def _through_placement(path: str) -> Callable[[QuerySet], Q]:
 RULES: dict[type[models.Model], Callable[[QuerySet], Q | Exists]] = {
     ManagedClusterSet: lambda set_ids: Q(pk__in=set_ids),
     ClusterSetRole: lambda set_ids: Q(cluster_set_id__in=set_ids),
-    ManagedCluster: lambda set_ids: _covered_cluster(set_ids, "hub_id", "name"),
+    ManagedCluster: lambda set_ids: _own_membership(set_ids) | _covered_cluster(set_ids, "hub_id", "name"),
     AddOnPlacementScore: lambda set_ids: _covered_cluster(set_ids, "hub_id", "namespace"),
     ManagedClusterSetBinding: lambda set_ids: _set_named(set_ids, "cluster_set"),
     Placement: _placement_rule,
