@@ -79,6 +79,11 @@ def authorise(
     """PermissionDenied(reason), audited as a denied `action` on `target`, for a user `check` refuses;
     commands (string actors) and system triggers (None) pass."""
     if isinstance(actor, AbstractBaseUser) and not check(actor):
-        denied = AuditEntry.Outcome.DENIED
-        audit.record(actor, action, target, hub=getattr(target, "hub", None), outcome=denied, request=request)
+        record_refusal(actor, action, target, request)
         raise PermissionDenied(reason)
+
+
+def record_refusal(actor: Actor, action: str, target: models.Model, request: HttpRequest | None) -> None:
+    """Audit a refused attempt at `action` on `target`."""
+    denied = AuditEntry.Outcome.DENIED
+    audit.record(actor, action, target, hub=getattr(target, "hub", None), outcome=denied, request=request)

@@ -712,9 +712,9 @@ def delete_placement(placement: Placement, *, actor: Actor, request: HttpRequest
     )
     if placement.read_only:
         raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
-    before = {"kind": placement.kind, "namespace": placement.namespace, "name": placement.name}
+    before = {key: getattr(placement, key) for key in ("kind", "namespace", "name", "spec")}
     with transaction.atomic():
-        _audit(actor, DELETE_ACTION, placement, request, before={**before, "spec": placement.spec})
+        _audit(actor, DELETE_ACTION, placement, request, before=before)
         # a dashboard placement's own decisions and bindings go with it; hub mirrors are not ours
         PlacementDecision.objects.filter(placement=placement, owner=Owner.DASHBOARD).delete()
         ClusterResourceBinding.objects.filter(placement=placement, owner=Owner.DASHBOARD).delete()

@@ -20,7 +20,6 @@ from fleetui import listing
 from fleetui.editors import EditorPage, ListEditor, edit_rows, respond
 from inventory import audit
 from inventory import tables as inventory_tables
-from inventory.models import AuditEntry
 from placement import (
     access,
     approvals,
@@ -189,9 +188,7 @@ def placement_edit(request: HttpRequest, pk: int) -> HttpResponse:
         return _forbidden(request, f"{placement} is a read-only mirror of hub {hub}; change it on the hub.")
     if not access.can_change(request.user, placement):
         if request.method == "POST":  # an attempted change is audited; opening the form is not
-            denied = AuditEntry.Outcome.DENIED
-            audit.record(request.user, service.SPEC_ACTION, placement, hub=placement.hub, outcome=denied,
-                         request=request)
+            access.record_refusal(request.user, service.SPEC_ACTION, placement, request)
         return _forbidden(request, access.CHANGE_DENIED)
     if request.method == "GET":
         form = SpecForm(initial={"spec": as_yaml(placement.spec)})
