@@ -50,6 +50,10 @@ def administers_any(user: User) -> bool:
     return roles.is_superuser(user) or (user.is_authenticated and roles.sets_for(user, roles.ADMIN).exists())
 
 
+def can_view(user: User, placement: Placement) -> bool:
+    return roles.allows(user, roles.VIEW, placement)
+
+
 def can_change(user: User, placement: Placement) -> bool:
     return roles.allows(user, roles.ADMIN, placement)
 

@@ -127,7 +127,7 @@ def _refusals(
             mirrors.append(item.document.problem("metadata.name", message))
         elif not isinstance(actor, AbstractBaseUser) or (placement and access.can_change(actor, placement)):
             continue
-        elif placement and access.visible(Placement.objects.filter(pk=placement.pk), actor).exists():
+        elif placement and access.can_view(actor, placement):
             denied.append(item.document.problem("metadata.name", access.CHANGE_DENIED))
         elif not access.can_add(actor, hub, kind, namespace):  # new, or hidden: as if it did not exist
             denied.append(item.document.problem("metadata.namespace", access.ADD_DENIED))

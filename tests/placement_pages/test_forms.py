@@ -305,6 +305,18 @@ def test_an_upload_names_each_placement_the_user_may_not_add_or_change_and_write
     nothing_written(placement)
 
 
+def test_an_upload_names_a_placement_the_user_may_see_but_not_change(client: Client, hub: Hub) -> None:
+    """Admin of the set bound to ml, viewer of those bound to web: web/shop is shown to them, not theirs."""
+    placement = shop(hub)
+    ml_admin = placement_role(hub, ("ml",), username="ml-admin")
+    signed_in(client, placement_role(hub, ("web",), role=VIEW, user=ml_admin))
+    response = upload(client, hub, MANIFESTS.format(number=2), name="one.yaml")
+    assert response.status_code == 403
+    problems = response.context["report"].problems
+    assert problems == [f"one.yaml: document 1: metadata.name: {access.CHANGE_DENIED}"]
+    nothing_written(placement)
+
+
 def test_an_unreadable_upload_is_a_field_error(client: Client, admin: User, hub: Hub) -> None:
     response = upload(client, hub, "", name="empty.json")
     assert response.status_code == 200 and "manifests" in response.context["form"].errors
