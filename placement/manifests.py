@@ -51,6 +51,30 @@ class KubernetesYamlLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+# Text the database cannot store (PostgreSQL refuses NUL in text and "\u0000" in jsonb) is refused
+# where manifests are read, with the position of the string that holds it.
+NUL_REFUSED = "NUL characters (\\u0000) are not allowed."
+
+
+def holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(key) or holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(holds_nul(item) for item in value)
+    return False
+
+
+def _string_without_nul(loader: KubernetesYamlLoader, node: yaml.ScalarNode) -> str:
+    value = loader.construct_scalar(node)
+    if holds_nul(value):
+        raise yaml.constructor.ConstructorError(None, None, NUL_REFUSED, node.start_mark)
+    return value
+
+
+KubernetesYamlLoader.add_constructor("tag:yaml.org,2002:str", _string_without_nul)
+
 # upstream decodes YAML into JSON, where an unquoted RFC 3339 time is a string, not a datetime
 KubernetesYamlLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -104,9 +128,11 @@ def read_text(source: str, text: str, *, as_json: bool, loaded: LoadedManifests)
 
 def _json_documents(text: str) -> Iterator[Any]:
     try:
-        yield json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         yield _ParseFailure(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
+        return
+    yield _ParseFailure(f"invalid JSON: {NUL_REFUSED}") if holds_nul(value) else value
 
 
 def _yaml_documents(text: str) -> Iterator[Any]:

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from inventory.api.serializers import HubScopedSerializer
 from inventory.models import Hub
 from placement import approvals, queries, tables
+from placement.manifests import NUL_REFUSED, holds_nul
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -19,28 +20,13 @@ from placement.models import (
 )
 from placement.tables import explanation_rows
 
-# PostgreSQL stores neither a NUL character in text nor "\u0000" in jsonb: such input is refused here
-# with a 400 instead of failing in the database.
-NUL = "\x00"
-NUL_REFUSED = "NUL characters (\\u0000) are not allowed."
-
-
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return NUL in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
-    return False
-
 
 class SpecField(serializers.JSONField):
     """An object's spec as JSON."""
 
     def to_internal_value(self, data: Any) -> Any:
         value = super().to_internal_value(data)
-        if _holds_nul(value):
+        if holds_nul(value):  # PostgreSQL cannot store it: a 400 here, not a database error
             raise serializers.ValidationError(NUL_REFUSED)
         return value
 
@@ -52,7 +38,7 @@ class HubField(serializers.SlugRelatedField):
         super().__init__(slug_field="name", queryset=Hub.objects.all(), **kwargs)
 
     def to_internal_value(self, data: Any) -> Hub:
-        if _holds_nul(data):
+        if holds_nul(data):
             raise serializers.ValidationError(NUL_REFUSED)
         return super().to_internal_value(data)
 

@@ -337,3 +337,19 @@ def test_the_apply_command_goes_through_the_same_function(
         call_command("apply", "-f", str(path), "--hub", "manifests")
     assert shared.call_count == 1
     assert "Placement web/shop unchanged on hub manifests (2 selected)" in capsys.readouterr().out
+
+
+def test_nul_characters_in_typed_or_uploaded_manifests_are_refused_before_the_database(
+    client: Client, admin: User, hub: Hub
+) -> None:
+    """PostgreSQL cannot store NUL; a YAML escape or a JSON \\u0000 would otherwise reach it."""
+    response = new_placement(client, hub, spec='clusterSets: ["prod\\0us"]\n')
+    assert "NUL characters (\\u0000) are not allowed." in response.context["form"].errors["spec"][0]
+    as_json = '{"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement", ' \
+        '"metadata": {"name": "nul", "namespace": "web"}, "spec": {"clusterSets": ["a\\u0000"]}}'
+    response = upload(client, hub, as_json, name="nul.json")
+    assert response.status_code == 400
+    assert response.context["report"].problems == [
+        "nul.json: document 1: invalid JSON: NUL characters (\\u0000) are not allowed."
+    ]
+    assert not Placement.objects.filter(owner=Owner.DASHBOARD).exists()
