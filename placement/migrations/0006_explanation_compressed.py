@@ -8,24 +8,19 @@ import fleetui.fields
 BATCH = 200
 
 
-def pack(apps, schema_editor) -> None:  # noqa: ANN001 - migration signature
-    Placement = apps.get_model("placement", "Placement")
-    rows = Placement.objects.only("pk", "explanation").order_by("pk")
-    for start in range(0, rows.count(), BATCH):
-        batch = list(rows[start : start + BATCH])
-        for row in batch:
-            row.packed_explanation = row.explanation or {}
-        Placement.objects.bulk_update(batch, ["packed_explanation"])
+def copy_explanation(source: str, target: str):  # noqa: ANN201 - a RunPython callable
+    """Copy the explanation from field `source` to field `target`, in batches (forward: pack; back: unpack)."""
 
+    def copy(apps, schema_editor) -> None:  # noqa: ANN001 - migration signature
+        Placement = apps.get_model("placement", "Placement")
+        rows = Placement.objects.only("pk", source).order_by("pk")
+        for start in range(0, rows.count(), BATCH):
+            batch = list(rows[start : start + BATCH])
+            for row in batch:
+                setattr(row, target, getattr(row, source) or {})
+            Placement.objects.bulk_update(batch, [target])
 
-def unpack(apps, schema_editor) -> None:  # noqa: ANN001 - migration signature
-    Placement = apps.get_model("placement", "Placement")
-    rows = Placement.objects.only("pk", "packed_explanation").order_by("pk")
-    for start in range(0, rows.count(), BATCH):
-        batch = list(rows[start : start + BATCH])
-        for row in batch:
-            row.explanation = row.packed_explanation or {}
-        Placement.objects.bulk_update(batch, ["explanation"])
+    return copy
 
 
 class Migration(migrations.Migration):
@@ -37,7 +32,10 @@ class Migration(migrations.Migration):
             name="packed_explanation",
             field=fleetui.fields.CompressedJSONField(blank=True, default=dict),
         ),
-        migrations.RunPython(pack, unpack),
+        migrations.RunPython(
+            copy_explanation("explanation", "packed_explanation"),
+            copy_explanation("packed_explanation", "explanation"),
+        ),
         migrations.RemoveField(model_name="placement", name="explanation"),
         migrations.RenameField(model_name="placement", old_name="packed_explanation", new_name="explanation"),
     ]
