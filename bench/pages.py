@@ -12,17 +12,29 @@ stage. Then requests each page through Django's test client as a user holding th
 `global` and `set-03` (so every row passes the cluster-set role checks a real user's request makes; templates
 rendered, middleware run) and prints p50/p95 milliseconds and the number of SQL queries per request
 (targets, p95: clusters pages <= 150 ms, placement detail <= 300 ms, approvals inbox <= 150 ms).
+
+With `--load SECONDS` (PostgreSQL: the server processes share the seeded database) it then serves that
+database with gunicorn (`--gunicorn-workers`, default 2) on loopback and lets `--concurrency` client
+threads (default 2, one per gunicorn worker) request the same pages in turn for SECONDS, with the bench
+user's session; per page it prints the requests made, the p50/p95 server time the application reports
+(`Server-Timing`, fleetui.middleware) and the p95 round trip, which includes waiting for a free worker.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
+import socket
 import statistics
+import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import django
 
@@ -190,12 +202,95 @@ def seed_approvals(hub: Hub, runs: int, rng: random.Random) -> None:
     )
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _serve(database: str, workers: int) -> tuple[subprocess.Popen, str]:
+    """gunicorn on a free loopback port, serving `database` on the server DATABASE_URL names."""
+    port = _free_port()
+    url = urlsplit(os.environ["DATABASE_URL"])
+    env = {**os.environ, "DATABASE_URL": urlunsplit(url._replace(path=f"/{database}")), "DEBUG": "0"}
+    command = [sys.executable, "-m", "gunicorn", "fleetui.wsgi", "--bind", f"127.0.0.1:{port}",
+               "--workers", str(workers), "--log-level", "warning"]
+    server = subprocess.Popen(command, env=env, cwd=Path(__file__).resolve().parents[1])
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(f"{base}/healthz", timeout=1).read()
+            return server, base
+        time.sleep(0.1)
+    server.kill()
+    raise SystemExit("gunicorn did not answer within 10 s")
+
+
+def load(
+    pages: dict[str, str], session: str, database: str, seconds: float, threads: int, workers: int
+) -> None:
+    """`threads` clients request the pages in turn for `seconds` against gunicorn; server-time figures."""
+    server, base = _serve(database, workers)
+    server_ms: dict[str, list[float]] = {label: [] for label in pages}
+    round_trip_ms: dict[str, list[float]] = {label: [] for label in pages}
+    failures: list[str] = []
+    deadline = time.monotonic() + seconds
+
+    def client(offset: int) -> None:
+        labels = list(pages)
+        turn = offset
+        while time.monotonic() < deadline:
+            label = labels[turn % len(labels)]
+            turn += 1
+            headers = {"Cookie": f"{settings.SESSION_COOKIE_NAME}={session}"}
+            if "htmx" in label:
+                headers["HX-Request"] = "true"
+            started = time.perf_counter()
+            try:
+                request = urllib.request.Request(base + pages[label], headers=headers)
+                with urllib.request.urlopen(request) as answer:
+                    answer.read()
+                    timing = answer.headers["Server-Timing"]
+            except OSError as exc:
+                failures.append(f"{label}: {exc}")
+                continue
+            round_trip_ms[label].append((time.perf_counter() - started) * 1000)
+            server_ms[label].append(float(timing.split("dur=")[1]))
+
+    try:
+        clients = [threading.Thread(target=client, args=(n,)) for n in range(threads)]
+        for thread in clients:
+            thread.start()
+        for thread in clients:
+            thread.join()
+    finally:
+        server.terminate()
+        server.wait(10)
+    total = sum(len(times) for times in server_ms.values())
+    print(f"\nloopback load: {threads} clients, gunicorn {workers} workers, {seconds:.0f} s, "
+          f"{total} requests ({total / seconds:.1f}/s), {len(failures)} failures {failures[:3]}")
+    print(f"{'page':36} {'requests':>8} {'server p50':>10} {'server p95':>10} {'round trip p95':>14}")
+    for label in pages:
+        times, trips = sorted(server_ms[label]), sorted(round_trip_ms[label])
+        if len(times) < 2:
+            print(f"{label:36} {len(times):8d}")
+            continue
+        p95 = statistics.quantiles(times, n=20)[18]
+        trip95 = statistics.quantiles(trips, n=20)[18]
+        print(f"{label:36} {len(times):8d} {statistics.median(times):10.1f} {p95:10.1f} {trip95:14.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clusters", type=int, default=10_000)
     parser.add_argument("--placements", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=40)
+    parser.add_argument("--load", type=float, default=0, metavar="SECONDS", help="then a loopback load")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--gunicorn-workers", type=int, default=2)
     args = parser.parse_args()
+    if args.load and connection.vendor != "postgresql":
+        parser.error("--load needs DATABASE_URL on PostgreSQL (gunicorn's processes share the database)")
 
     # No setup_test_environment(): its template instrumentation would be measured too.
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
@@ -239,6 +334,9 @@ def main() -> None:
             headers = {"HX-Request": "true"} if "htmx" in label else {}
             p50, p95, count = measure(client, url, args.repeat, headers)
             print(f"{label:36} {p50:8.1f} {p95:8.1f} {count:8d}")
+        if args.load:
+            session = client.cookies[settings.SESSION_COOKIE_NAME].value
+            load(pages, session, test_name, args.load, args.concurrency, args.gunicorn_workers)
     finally:
         connection.creation.destroy_test_db(test_name, verbosity=0)
 

@@ -1,7 +1,12 @@
 """Request ids: each request carries one (the caller's X-Request-ID when sane, else a new one), echoed
-in the response and kept in audit entries, so an audit row can be matched to the logs of its request."""
+in the response and kept in audit entries, so an audit row can be matched to the logs of its request.
+
+Server timing: every response says how long the application took to produce it (`Server-Timing:
+app;dur=<ms>`), which browsers' developer tools show and bench/pages.py --load reads under load.
+"""
 
 import re
+import time
 import uuid
 from collections.abc import Callable
 
@@ -20,4 +25,19 @@ class RequestIdMiddleware:
         request.request_id = sent if _SANE.match(sent) else uuid.uuid4().hex  # type: ignore[attr-defined]
         response = self.get_response(request)
         response[HEADER] = request.request_id  # type: ignore[attr-defined]
+        return response
+
+
+class ServerTimingMiddleware:
+    """First in the chain: the time every other middleware and the view took, in milliseconds."""
+
+    HEADER = "Server-Timing"
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        response[self.HEADER] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
         return response

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "fleetui.middleware.ServerTimingMiddleware",
     "fleetui.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -87,13 +88,15 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), VAR_DIR / "fleetui.sqlite3")}
-# PostgreSQL compresses large values (a placement's explanation: 0.6 MB of JSON at 10,000 clusters,
-# written by every reschedule) with lz4 at half the CPU of its default pglz (PostgreSQL 14+; set
-# DATABASE_TOAST_COMPRESSION=pglz for a server built without lz4).
+# PostgreSQL compresses large values (specs, statuses, decision pages) with lz4 at half the CPU of its
+# default pglz (PostgreSQL 14+; set DATABASE_TOAST_COMPRESSION=pglz for a server built without lz4).
+# JIT compilation is off: the role checks' subqueries raise the planner's cost estimate of a
+# 10,000-cluster count past jit_above_cost, and compiling took about 20 ms for a query that then ran
+# in 3 ms; this application's queries are short (bench/pages.py).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     _options = DATABASES["default"].setdefault("OPTIONS", {})
     _compression = f"-c default_toast_compression={env_str('DATABASE_TOAST_COMPRESSION', 'lz4')}"
-    _options["options"] = f"{_compression} {_options.get('options', '')}".strip()
+    _options["options"] = f"{_compression} -c jit=off {_options.get('options', '')}".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

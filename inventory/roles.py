@@ -101,10 +101,10 @@ def _covered_cluster(set_ids: QuerySet, hub: str, name: str) -> Exists:
 
 
 def _own_membership(set_ids: QuerySet) -> Q:
-    """An OCM cluster that is itself a member of one of the sets: an index lookup by the row's id, tried
-    before the namesake match that a Fleet MemberCluster needs (the bulk of a large clusters list)."""
-    own = ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids, cluster_id=OuterRef("pk"))
-    return Q(Exists(own))
+    """An OCM cluster that is itself a member of one of the sets, tried before the namesake match that a
+    Fleet MemberCluster needs. As `id IN (members)`, which PostgreSQL hashes once per query even beside
+    the OR, where a correlated EXISTS would run once per row of a 10,000-cluster count."""
+    return Q(pk__in=ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids).values("cluster_id"))
 
 
 def _set_named(set_ids: QuerySet, name: str) -> Exists:
