@@ -75,6 +75,14 @@ def record_hub_change(
     return record(actor, action, hub, hub=kept_hub, before=before, after=after, request=request)
 
 
+def record_refusal(
+    actor: Actor, action: str, target: models.Model, *, request: HttpRequest | None = None, **fields: Any
+) -> AuditEntry:
+    """A refused attempt at `action` on `target` (outcome denied), filed under the target's hub."""
+    denied, hub = AuditEntry.Outcome.DENIED, getattr(target, "hub", None)
+    return record(actor, action, target, hub=hub, outcome=denied, request=request, **fields)
+
+
 def target_filter(target: models.Model) -> dict[str, str]:
     """How entries name their object; the log's `target_type` and `target_id` filters take the same."""
     return {"target_type": target._meta.label_lower, "target_id": str(target.pk)}

@@ -78,9 +78,7 @@ def can_bind(user: AbstractBaseUser, cluster_set: ManagedClusterSet) -> bool:
 def _refuse(
     actor: AbstractBaseUser, action: str, target: Any, request: HttpRequest | None, doing: str
 ) -> NoReturn:
-    audit.record(
-        actor, action, target, hub=target.hub, outcome=AuditEntry.Outcome.DENIED, request=request
-    )
+    audit.record_refusal(actor, action, target, request=request)
     raise PermissionDenied(f"{actor.get_username()} may not {doing}")
 
 

@@ -23,7 +23,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from inventory import audit, roles
-from inventory.models import AuditEntry, Hub
+from inventory.models import Hub
 from placement.models import Placement, StagedUpdateRun
 
 User = AbstractBaseUser | AnonymousUser
@@ -83,11 +83,5 @@ def authorise(
     """PermissionDenied(reason), audited as a denied `action` on `target`, for a user `check` refuses;
     commands (string actors) and system triggers (None) pass."""
     if isinstance(actor, AbstractBaseUser) and not check(actor):
-        record_refusal(actor, action, target, request)
+        audit.record_refusal(actor, action, target, request=request)
         raise PermissionDenied(reason)
-
-
-def record_refusal(actor: Actor, action: str, target: models.Model, request: HttpRequest | None) -> None:
-    """Audit a refused attempt at `action` on `target`."""
-    denied = AuditEntry.Outcome.DENIED
-    audit.record(actor, action, target, hub=getattr(target, "hub", None), outcome=denied, request=request)

@@ -195,8 +195,7 @@ def approve(
     """Approve one request as `user`: PermissionDenied when not allowed, ApprovalFailed when the hub
     fails (audited as failed, nothing recorded as approved), a no-op result when already approved."""
     if not can_approve(user, request_row):
-        audit.record(user, ACTION, request_row, hub=request_row.hub, outcome=AuditEntry.Outcome.DENIED,
-                     request=http_request)
+        audit.record_refusal(user, ACTION, request_row, request=http_request)
         raise PermissionDenied(DENIED)
     failure: HubError | ApprovalFailed | None = None
     with transaction.atomic():

@@ -32,7 +32,6 @@ from django.utils import timezone
 
 from inventory import audit
 from inventory.hubclient import HubError
-from inventory.models import AuditEntry
 from placement import access, history, hubbindings, queries, rollout_preview, service
 from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
 from placement.scheduler.errors import ManifestError
@@ -406,8 +405,7 @@ def roll_out_new_snapshot(
         target=placement, request=request,
     )
     if placement.read_only:
-        outcome = AuditEntry.Outcome.DENIED
-        audit.record(actor, SNAPSHOT_ACTION, placement, hub=placement.hub, outcome=outcome, request=request)
+        audit.record_refusal(actor, SNAPSHOT_ACTION, placement, request=request)
         raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; roll it out there")
     if placement.is_ocm:
         raise ValidationError("only Fleet ClusterResourcePlacements have resource snapshots")

@@ -130,10 +130,7 @@ def save(
     """
     before = current(placement)
     if not can_edit(actor, placement):
-        audit.record(
-            actor, ACTION, placement, hub=placement.hub, before=before, outcome=AuditEntry.Outcome.DENIED,
-            request=request,
-        )
+        audit.record_refusal(actor, ACTION, placement, request=request, before=before)
         if placement.read_only:
             raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
         raise PermissionDenied(access.CHANGE_DENIED)

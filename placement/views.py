@@ -188,7 +188,7 @@ def placement_edit(request: HttpRequest, pk: int) -> HttpResponse:
         return _forbidden(request, f"{placement} is a read-only mirror of hub {hub}; change it on the hub.")
     if not access.can_change(request.user, placement):
         if request.method == "POST":  # an attempted change is audited; opening the form is not
-            access.record_refusal(request.user, service.SPEC_ACTION, placement, request)
+            audit.record_refusal(request.user, service.SPEC_ACTION, placement, request=request)
         return _forbidden(request, access.CHANGE_DENIED)
     if request.method == "GET":
         form = SpecForm(initial={"spec": as_yaml(placement.spec)})
