@@ -26,18 +26,15 @@ class HubAdmin(admin.ModelAdmin):
         before = audit.hub_settings(Hub.objects.get(pk=obj.pk)) if change else None
         with transaction.atomic():
             super().save_model(request, obj, form, change)
-            audit.record_hub_change(request.user, obj, before, request=request)
+            audit.record_hub_saved(request.user, obj, before, request=request)
 
     def delete_model(self, request: HttpRequest, obj: Hub) -> None:
-        with transaction.atomic():
-            audit.record_hub_change(request.user, obj, audit.hub_settings(obj), removed=True, request=request)
-            super().delete_model(request, obj)
+        self.delete_queryset(request, Hub.objects.filter(pk=obj.pk))
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Hub]) -> None:
         with transaction.atomic():
             for hub in queryset:
-                before = audit.hub_settings(hub)
-                audit.record_hub_change(request.user, hub, before, removed=True, request=request)
+                audit.record_hub_removed(request.user, hub, request=request)
             super().delete_queryset(request, queryset)
 
 

@@ -55,24 +55,27 @@ def record(
 HUB_SETTINGS = ("server_url", "serves_ocm", "serves_fleet", "sync_interval_seconds", "publish_namespace")
 
 
-def hub_settings(hub: Hub | None) -> dict[str, Any] | None:
-    return None if hub is None else {field: getattr(hub, field) for field in HUB_SETTINGS}
+def hub_settings(hub: Hub) -> dict[str, Any]:
+    return {field: getattr(hub, field) for field in HUB_SETTINGS}
 
 
-def record_hub_change(
+def record_hub_saved(
     actor: Actor,
     hub: Hub,
     before: dict[str, Any] | None,
     *,
-    removed: bool = False,
     credentials_changed: bool = False,
     request: HttpRequest | None = None,
 ) -> AuditEntry:
-    """hub.create, hub.update or hub.remove, with the settings before and after (credentials: a flag)."""
-    action = "hub.remove" if removed else "hub.create" if before is None else "hub.update"
-    after = None if removed else {**hub_settings(hub), "credentials_changed": credentials_changed}
-    kept_hub = None if removed else hub  # the entry outlives a removed hub
-    return record(actor, action, hub, hub=kept_hub, before=before, after=after, request=request)
+    """hub.create (`before` None) or hub.update, with the settings before and after (credentials: a flag)."""
+    action = "hub.create" if before is None else "hub.update"
+    after = {**hub_settings(hub), "credentials_changed": credentials_changed}
+    return record(actor, action, hub, hub=hub, before=before, after=after, request=request)
+
+
+def record_hub_removed(actor: Actor, hub: Hub, *, request: HttpRequest | None = None) -> AuditEntry:
+    """hub.remove, before the row goes: its settings; the entry outlives the hub, so it names none."""
+    return record(actor, "hub.remove", hub, before=hub_settings(hub), request=request)
 
 
 def record_refusal(

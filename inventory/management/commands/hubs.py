@@ -105,7 +105,7 @@ class Command(BaseCommand):
         if not hub.server_url:
             raise _fail("--server is required (or a --kubeconfig whose context names a server)")
         hub.save()
-        audit.record_hub_change(_actor(), hub, before, credentials_changed=credentials is not None)
+        audit.record_hub_saved(_actor(), hub, before, credentials_changed=credentials is not None)
         verb = "added" if created else "updated"
         logger.info("hub %s %s by %s", name, verb, getpass.getuser())
         self.stdout.write(self.style.SUCCESS(f"Hub {name!r} {verb}: {hub.server_url}"))
@@ -153,7 +153,7 @@ class Command(BaseCommand):
         if hub is None:
             raise _fail(f"no hub named {name!r} (see `hubs list`)")
         with transaction.atomic():
-            audit.record_hub_change(_actor(), hub, audit.hub_settings(hub), removed=True)
+            audit.record_hub_removed(_actor(), hub)
             hub.delete()
         logger.info("hub %s removed by %s", name, getpass.getuser())
         self.stdout.write(self.style.SUCCESS(f"Hub {name!r} removed with everything mirrored from it."))
