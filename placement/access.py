@@ -63,7 +63,8 @@ def can_add(user: User, hub: Hub, kind: str, namespace: str = "") -> bool:
 
 
 def can_add_strategy(user: User, hub: Hub) -> bool:
-    return roles.can_place(user, hub, Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, action=roles.ADMIN)
+    """A strategy is cluster-scoped like a CRP: whoever may add a CRP to the hub may add one."""
+    return can_add(user, hub, Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
 
 
 def can_change_run(user: User, run: StagedUpdateRun) -> bool:

@@ -102,23 +102,26 @@ def pending_count(user: AbstractBaseUser) -> int:
 
 def inbox_entries(rows: Iterable[ApprovalRequest], user: AbstractBaseUser) -> list[InboxEntry]:
     """The inbox rows; who may approve which is decided for the whole page at once (two queries)."""
-    rows = list(rows)
-    allowed = approvable(user, rows)
-    stoppable = _administered_runs(user, [row.run_id for row in rows if _stoppable(row)])
+    stages = {row: stage_clusters(row) for row in rows}
+    allowed = _approvable(user, stages)
+    stoppable = _administered_runs(user, [row.run_id for row in stages if _stoppable(row)])
     return [
         InboxEntry(
-            row, task_kind(row), stage_clusters(row), waiting_since(row),
+            row, task_kind(row), names, waiting_since(row),
             can_approve=allowed[row.pk], can_stop_run=row.run_id in stoppable,
         )
-        for row in rows
+        for row, names in stages.items()
     ]
 
 
 def approvable(user: AbstractBaseUser, rows: Iterable[ApprovalRequest]) -> dict[int, bool]:
     """`can_approve` for a whole page of requests at once (two queries at most), by request pk."""
-    rows = list(rows)
-    allowed = roles.can_approve_stages(user, [(row.hub_id, stage_clusters(row)) for row in rows])
-    return {row.pk: may for row, may in zip(rows, allowed, strict=True)}
+    return _approvable(user, {row: stage_clusters(row) for row in rows})
+
+
+def _approvable(user: AbstractBaseUser, stages: dict[ApprovalRequest, tuple[str, ...]]) -> dict[int, bool]:
+    allowed = roles.can_approve_stages(user, [(row.hub_id, names) for row, names in stages.items()])
+    return {row.pk: may for row, may in zip(stages, allowed, strict=True)}
 
 
 def _administered_runs(user: AbstractBaseUser, run_ids: list[int]) -> set[int]:
