@@ -1,6 +1,6 @@
 """A realistic synthetic fleet, the same for the same seed: OCM clusters, sets, bindings, placements,
 add-on scores and, optionally, the Fleet side (MemberClusters, placements, a staged update run waiting
-for approval). Field names follow the upstream APIs (see /work/shared/spec/*.md).
+for approval). Field names follow the upstream OCM and KubeFleet APIs.
 """
 
 import random

@@ -1,4 +1,4 @@
-"""The KubeFleet ClusterResourcePlacement scheduler (spec: shared/spec/fleet-placement.md §1-§2).
+"""The KubeFleet ClusterResourcePlacement scheduler: cluster selection and scoring as KubeFleet does it.
 
 Public entry points: `FleetInventory` (build once per fleet snapshot), `schedule_crp` (one placement),
 `parse_fleet_object` (manifests; `parse_placement_policy` / `parse_rollout_strategy` for one field),
