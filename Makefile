@@ -87,9 +87,11 @@ export WAIT_FOR_URL
 DOTENV ?= .env
 UP_PID ?= var/up.pid
 UP_LOG ?= var/up.log
-HONCHO := $(BIN)/honcho --env $(DOTENV)
+# The project's own PostgreSQL and Redis (scripts/services), and the settings file it writes.
+SERVICES ?= scripts/services
+SERVICES_ENV ?= var/services/env
 
-.PHONY: run worker beat watch up down test lint
+.PHONY: run worker beat watch up down test lint services services-stop
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -132,17 +134,23 @@ $(DOTENV): | $(RUNTIME_STAMP)
 	$(BIN)/python -c "$$WRITE_DOTENV" $@
 
 # The production topology without containers (Procfile): gunicorn, two workers, beat, the hub watcher,
-# against the local PostgreSQL and Redis named in .env; logs in var/up.log. `make down` stops them.
+# against the PostgreSQL and Redis named in .env, or the project's own (make services) where .env names
+# none; logs in var/up.log. `make down` stops them.
 up: $(RUNTIME_STAMP) $(DOTENV)
 	@if [ -f $(UP_PID) ] && kill -0 $$(cat $(UP_PID)) 2>/dev/null; then \
 		echo "already up (pid $$(cat $(UP_PID))); make down first"; exit 1; fi
-	mkdir -p var
-	$(HONCHO) run $(BIN)/python -c "$$CREATE_DATABASE"
-	$(HONCHO) run $(MANAGE) migrate --noinput
-	$(HONCHO) run $(MANAGE) collectstatic --noinput -v 0
-	nohup $(HONCHO) start -f Procfile > $(UP_LOG) 2>&1 & echo $$! > $(UP_PID)
-	@bind=$$($(HONCHO) run sh -c 'echo $${WEB_BIND:-127.0.0.1:8000}'); \
-	$(BIN)/python -c "$$WAIT_FOR_URL" "http://$$bind/healthz" $(UP_LOG) && \
+	@set -e; mkdir -p var; envs=$(DOTENV); \
+	named=$$($(BIN)/honcho --env $(DOTENV) run sh -c '[ -n "$$DATABASE_URL" ] && [ -n "$$CELERY_BROKER_URL" ] && echo yes || true'); \
+	if [ "$$named" != yes ]; then \
+		echo "$(DOTENV) names no DATABASE_URL or CELERY_BROKER_URL: using the project's own services"; \
+		$(SERVICES) start; envs=$(SERVICES_ENV),$(DOTENV); fi; \
+	honcho="$(BIN)/honcho --env $$envs"; \
+	$$honcho run $(BIN)/python -c "$$CREATE_DATABASE"; \
+	$$honcho run $(MANAGE) migrate --noinput; \
+	$$honcho run $(MANAGE) collectstatic --noinput -v 0; \
+	nohup $$honcho start -f Procfile > $(UP_LOG) 2>&1 & echo $$! > $(UP_PID); \
+	bind=$$($$honcho run sh -c 'echo $${WEB_BIND:-127.0.0.1:8000}'); \
+	$(BIN)/python -c "$$WAIT_FOR_URL" "http://$$bind/healthz" $(UP_LOG); \
 	echo "up: http://$$bind/ (processes: web, worker1, worker2, beat, watch; log $(UP_LOG); make down stops)"
 
 down:
@@ -154,5 +162,19 @@ down:
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 
+# Starts (or reuses) the project's own PostgreSQL and Redis; `make test` and `make up` then use them.
+services:
+	$(SERVICES) start
+
+services-stop:
+	$(SERVICES) stop
+
+# The tests use the services `make services` started unless the environment names its own; without
+# any, the tests that need PostgreSQL, Redis or Chromium skip with the reason (CI fails them instead).
 test: lint
-	$(BIN)/pytest
+	@if [ -z "$$DATABASE_URL$$CELERY_BROKER_URL" ] && [ -f $(SERVICES_ENV) ]; then \
+		if $(SERVICES) status >/dev/null 2>&1; then set -a; . "$(abspath $(SERVICES_ENV))"; set +a; \
+			echo "make test: PostgreSQL and Redis from $(SERVICES_ENV)"; \
+		else echo "make test: $(SERVICES_ENV) names services that do not answer (make services)"; fi; \
+	fi; \
+	$(BIN)/pytest $(PYTEST_ARGS)

@@ -73,26 +73,13 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.services
-def test_make_up_starts_the_topology_and_make_down_stops_it(tmp_path: Path) -> None:
-    database_url = require_service("DATABASE_URL", "the PostgreSQL `make up` runs against")
-    broker_url = require_service("CELERY_BROKER_URL", "the Redis `make up` runs against")
+def make_up_and_down(tmp_path: Path, settings: list[str], *make_args: str) -> str:
+    """`make up` with these .env lines, its health probe, then `make down`; returns the processes' log."""
     port = _free_port()
     env_file, pid_file, log_file = tmp_path / "up.env", tmp_path / "up.pid", tmp_path / "up.log"
-    base = database_url.rsplit("/", 1)[0]
-    env_file.write_text(
-        "\n".join(
-            [
-                "SECRET_KEY=" + "k" * 60,
-                "DEBUG=0",
-                f"DATABASE_URL={base}/fleetui_make_up_test",
-                f"CELERY_BROKER_URL={broker_url.rsplit('/', 1)[0]}/11",
-                f"WEB_BIND=127.0.0.1:{port}",
-            ]
-        )
-        + "\n"
-    )
-    make = ["make", "-s", f"DOTENV={env_file}", f"UP_PID={pid_file}", f"UP_LOG={log_file}"]
+    lines = ["SECRET_KEY=" + "k" * 60, "DEBUG=0", f"WEB_BIND=127.0.0.1:{port}", *settings]
+    env_file.write_text("\n".join(lines) + "\n")
+    make = ["make", "-s", f"DOTENV={env_file}", f"UP_PID={pid_file}", f"UP_LOG={log_file}", *make_args]
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
     try:
         up = subprocess.run([*make, "up"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
@@ -109,3 +96,39 @@ def test_make_up_starts_the_topology_and_make_down_stops_it(tmp_path: Path) -> N
     assert not pid_file.exists()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+    return up.stdout + up.stderr + log
+
+
+def _separate_services(database_url: str, broker_url: str) -> tuple[str, str]:
+    """A database and a Redis database of their own, so the topology's beat leaves no work for the tests."""
+    return database_url.rsplit("/", 1)[0] + "/fleetui_make_up_test", broker_url.rsplit("/", 1)[0] + "/11"
+
+
+@pytest.mark.services
+def test_make_up_starts_the_topology_and_make_down_stops_it(tmp_path: Path) -> None:
+    database_url, broker_url = _separate_services(
+        require_service("DATABASE_URL", "the PostgreSQL `make up` runs against"),
+        require_service("CELERY_BROKER_URL", "the Redis `make up` runs against"),
+    )
+
+    output = make_up_and_down(tmp_path, [f"DATABASE_URL={database_url}", f"CELERY_BROKER_URL={broker_url}"])
+
+    assert "using the project's own services" not in output
+
+
+@pytest.mark.services
+def test_make_up_uses_the_projects_own_services_when_env_names_none(tmp_path: Path) -> None:
+    database_url, broker_url = _separate_services(
+        require_service("DATABASE_URL", "the PostgreSQL `make services` runs"),
+        require_service("CELERY_BROKER_URL", "the Redis `make services` runs"),
+    )
+    # what `make services` wrote, pointed at the separate databases
+    services_env = tmp_path / "services.env"
+    services_env.write_text(f"DATABASE_URL={database_url}\nCELERY_BROKER_URL={broker_url}\n")
+
+    output = make_up_and_down(
+        tmp_path, ["DATABASE_URL=", "CELERY_BROKER_URL="], f"SERVICES_ENV={services_env}"
+    )
+
+    assert "using the project's own services" in output
+    assert "Redis already answers" in output or "Redis on 127.0.0.1" in output
