@@ -165,9 +165,17 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 30 * 60)
+# Redis gives a delivered message that was never acknowledged (its worker died) to another worker after
+# this many seconds. It must exceed the longest task, or a task still running is delivered a second time.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 2 * CELERY_TASK_TIME_LIMIT),
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Seconds a hub may stay silent within one answer (a list page, a watch chunk) before the request fails.
 HUB_REQUEST_TIMEOUT = env_int("HUB_REQUEST_TIMEOUT", 60)
+# A sync renews its hub's lock and its SyncRun's heartbeat with every page. One silent for this long lost
+# its worker: the next sync of the hub takes the lock over and marks that run failed.
+HUB_SYNC_LEASE_SECONDS = env_int("HUB_SYNC_LEASE_SECONDS", 120)
 # Periodic hub syncs: every 15 s beat enqueues the hubs whose own sync_interval_seconds has passed.
 CELERY_BEAT_SCHEDULE = {
     "sync-due-hubs": {"task": "inventory.tasks.sync_due_hubs", "schedule": 15.0},
@@ -182,6 +190,10 @@ CELERY_BEAT_SCHEDULE = {
     # Rolling updates whose next round was lost the same way are queued again.
     "rolling-update-due-rounds": {"task": "placement.tasks.rolling_update_due_rounds", "schedule": 15.0},
 }
+# A beat message not started within its own interval is dropped: the next one does the same work, so a
+# worker that was stopped for a while does not come back to a backlog of identical runs.
+for _entry in CELERY_BEAT_SCHEDULE.values():
+    _entry.setdefault("options", {}).setdefault("expires", _entry["schedule"])
 # acks_late tasks (the hub sync) are re-delivered if a worker dies; one task at a time per process.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A full reschedule (resync) is split into chunks of at most this many placements, one task each, and

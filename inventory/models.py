@@ -83,6 +83,9 @@ class SyncRun(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     state = models.CharField(max_length=12, choices=State.choices, default=State.RUNNING)
+    # The run's last sign of life: written when it starts and with every page. A run still "running"
+    # long after it is one whose worker died (inventory.tasks.fail_lost_runs).
+    heartbeat_at = models.DateTimeField(default=timezone.now)
     pages = models.PositiveIntegerField(default=0)
     added = models.PositiveIntegerField(default=0)
     updated = models.PositiveIntegerField(default=0)

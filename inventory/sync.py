@@ -217,14 +217,15 @@ def _list_kind(
 
 
 def _count_page(run: SyncRun, counts: dict[str, int], listed: int, added: int, updated: int) -> None:
-    """Committed per page so the UI can show progress while the sync runs."""
+    """Committed per page so the UI can show progress while the sync runs; it is the run's heartbeat too."""
     counts["listed"] = listed
     counts["added"] += added
     counts["updated"] += updated
     run.pages += 1
     run.added += added
     run.updated += updated
-    run.save(update_fields=["pages", "added", "updated", "kinds"])
+    run.heartbeat_at = timezone.now()
+    run.save(update_fields=["pages", "added", "updated", "kinds", "heartbeat_at"])
 
 
 def sync_hub(

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from fleetui.celery import REDELIVER_IF_LOST
 from inventory.changes import HubChanges
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub
@@ -47,7 +48,7 @@ def request_reschedule(placement_ids: list[int], trigger: str) -> list[int]:
     return queued
 
 
-@shared_task(acks_late=True)
+@shared_task(**REDELIVER_IF_LOST)
 def reschedule_placement(placement_id: int, trigger: str) -> dict[str, Any]:
     """Reschedule one placement; answers {"state": "rescheduled"|"gone", "changed": bool}."""
     Placement.objects.filter(pk=placement_id).update(reschedule_queued_at=None)
@@ -86,7 +87,7 @@ def hub_chunks(hub_id: int) -> list[list[int]]:
     return partition(list(ids), settings.RESCHEDULE_CHUNK_SIZE, settings.RESCHEDULE_WORKERS)
 
 
-@shared_task(acks_late=True)
+@shared_task(**REDELIVER_IF_LOST)
 def reschedule_hub(hub_id: int, trigger: str = PERIODIC_RESYNC) -> dict[str, int]:
     """Every placement of the hub, as a group of `reschedule_chunk` tasks that the workers share (see
     `partition`); in-process the chunks run here, one after the other. Answers what was dispatched."""
@@ -96,7 +97,7 @@ def reschedule_hub(hub_id: int, trigger: str = PERIODIC_RESYNC) -> dict[str, int
     return {"placements": sum(map(len, chunks)), "chunks": len(chunks)}
 
 
-@shared_task(acks_late=True)
+@shared_task(**REDELIVER_IF_LOST)
 def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIODIC_RESYNC) -> dict[str, Any]:
     """Reschedule these placements of the hub against this process's snapshot of it, with the decisions
     other workers stored meanwhile read again. A placement whose own run is queued (its marker is set)
@@ -148,7 +149,7 @@ def resync_placements() -> list[int]:
 
 
 @shared_task(
-    acks_late=True,
+    **REDELIVER_IF_LOST,
     autoretry_for=(TransientHubError,),
     retry_backoff=True,
     retry_backoff_max=300,
@@ -239,7 +240,7 @@ def on_hub_changes(changes: HubChanges) -> None:
 # --- staged update runs (placement.rollouts) ---------------------------------------------------------
 
 
-@shared_task(acks_late=True)
+@shared_task(**REDELIVER_IF_LOST)
 def reconcile_run(run_id: int) -> dict[str, Any]:
     """One step of a dashboard-owned ClusterStagedUpdateRun; the next is queued at its requeue time."""
     from placement import rollouts
@@ -274,7 +275,7 @@ def reconcile_due_runs() -> list[int]:
 # --- rolling updates of dashboard-owned CRPs (placement.rolling) ---------------------------------------
 
 
-@shared_task(acks_late=True)
+@shared_task(**REDELIVER_IF_LOST)
 def rolling_update_round(placement_id: int, due: str | None = None) -> dict[str, Any]:
     """One rolling-update round of a dashboard-owned CRP; `due` is the requeue time it was queued for
     (a round queued later supersedes it). The round queues the next one itself."""
