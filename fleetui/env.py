@@ -90,6 +90,23 @@ def database_config(url: str | None, sqlite_path: Path) -> dict[str, Any]:
         sqlite_path.parent.mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{sqlite_path}"
     try:
-        return dj_database_url.parse(url, conn_health_checks=True)
+        config = dj_database_url.parse(url, conn_health_checks=True)
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL Django understands: {exc}") from None
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config.setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
+    return config
+
+
+# The embedded database is written by the web server, the hub watcher and in-process tasks at once.
+# WAL lets readers go on while one writer writes; writers take the write lock when their transaction
+# begins (IMMEDIATE) and wait up to SQLITE_BUSY_SECONDS for it. A transaction that started as a reader
+# and then writes (SQLite's default, DEFERRED) cannot wait: it fails at once with "database is locked"
+# when another writer committed meanwhile. synchronous=NORMAL is durable in WAL mode except for the last
+# transactions before a power loss, and saves an fsync per commit.
+SQLITE_BUSY_SECONDS = 20
+SQLITE_OPTIONS: dict[str, Any] = {
+    "timeout": SQLITE_BUSY_SECONDS,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+}
