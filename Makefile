@@ -104,18 +104,21 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 	$(BIN)/pip install -r requirements-dev.txt
 	touch $@ $(RUNTIME_STAMP)
 
-# The demo hub and its watch run in the background and are stopped when `make run` exits.
+# The demo hub, its watch and the in-process periodic runner (the beat schedule without a broker: timed
+# steps of staged update runs and rolling updates among it) run in the background and are stopped when
+# `make run` exits.
 run: export DEBUG := 1
 run: $(RUNTIME_STAMP)
 	$(MANAGE) migrate --noinput
 	$(MANAGE) shell --no-imports -c "$$CREATE_DEV_SUPERUSER"
 	@set -e; \
 	$(MANAGE) demo_hub --port $(DEMO_HUB_PORT) --clusters 200 --fleet --churn-per-minute 12 & hub=$$!; \
-	watcher=; trap 'kill $$hub $$watcher 2>/dev/null || true' EXIT INT TERM; \
+	watcher=; runner=; trap 'kill $$hub $$watcher $$runner 2>/dev/null || true' EXIT INT TERM; \
 	$(BIN)/python -c "$$WAIT_FOR_DEMO_HUB" $(DEMO_HUB_URL); \
 	$(MANAGE) hubs add demo --server $(DEMO_HUB_URL) --fleet; \
 	$(MANAGE) sync_hubs demo; \
 	$(MANAGE) watch_hubs demo & watcher=$$!; \
+	$(MANAGE) run_periodic & runner=$$!; \
 	echo "Fleet Placement Dashboard: http://127.0.0.1:8000/ (demo hub at $(DEMO_HUB_URL))"; \
 	$(MANAGE) runserver 127.0.0.1:8000
 

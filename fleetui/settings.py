@@ -185,10 +185,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "placement.tasks.resync_placements",
         "schedule": float(env_int("PLACEMENT_RESYNC_SECONDS", 600)),
     },
-    # Staged update runs whose timed step was lost (a worker died holding it) are queued again.
-    "reconcile-due-runs": {"task": "placement.tasks.reconcile_due_runs", "schedule": 15.0},
-    # Rolling updates whose next round was lost the same way are queued again.
-    "rolling-update-due-rounds": {"task": "placement.tasks.rolling_update_due_rounds", "schedule": 15.0},
+    # Dashboard-owned staged update runs and rolling updates whose next step is due (a timed step, a
+    # failed step's retry, a message a dead worker lost) are stepped within about 2 s of their due time.
+    "reconcile-due-runs": {"task": "placement.tasks.reconcile_due_runs", "schedule": 2.0},
+    "rolling-update-due-rounds": {"task": "placement.tasks.rolling_update_due_rounds", "schedule": 2.0},
 }
 # A beat message not started within its own interval is dropped: the next one does the same work, so a
 # worker that was stopped for a while does not come back to a backlog of identical runs.

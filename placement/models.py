@@ -205,10 +205,14 @@ class DecisionChange(models.Model):
     selected = models.JSONField(default=list, blank=True)
     spec_before = models.JSONField(null=True, blank=True)
     spec_after = models.JSONField(null=True, blank=True)
+    # Identifies the change (placement.history.change_key): a second writer of the same change, e.g. a
+    # double-submitted Apply or a reschedule racing it, finds it recorded instead of adding a copy.
+    key = models.CharField(max_length=64, null=True, blank=True)
 
     class Meta:
         ordering = ["-at", "-pk"]
         indexes = [models.Index(fields=["placement", "-at"])]
+        constraints = [models.UniqueConstraint(fields=["placement", "key"], name="decisionchange_unique_key")]
 
     def __str__(self) -> str:
         return f"{self.placement} {self.trigger}: +{len(self.added)} -{len(self.removed)}"
@@ -274,8 +278,15 @@ class StagedUpdateRun(RolloutObject):
         Placement, on_delete=models.SET_NULL, null=True, blank=True, related_name="update_runs"
     )
     generation = models.BigIntegerField(default=1)
-    # When the next reconcile of a dashboard-owned run is due (None: finished, dead or not running).
+    # When the next reconcile of a dashboard-owned run is due (None: finished, or nothing to do until a
+    # change requests a step). A failed step keeps it set, to now + its backoff.
     requeue_at = models.DateTimeField(null=True, blank=True)
+    # The claim of the runner stepping the run (placement.claims): one at a time, on SQLite too.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    claim_owner = models.CharField(max_length=32, blank=True)
+    # The last step's failure ("" after a step succeeds) and how many steps in a row have failed.
+    last_error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = _unique_per_hub("stagedupdaterun")

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from inventory import audit
 from inventory.hubclient import HubError
-from placement import access, history, hubbindings, queries, rollout_preview, service
+from placement import access, claims, history, hubbindings, queries, rollout_preview, service
 from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
@@ -49,10 +49,13 @@ logger = logging.getLogger(__name__)
 
 # How often a moving rollout reads its bindings' readiness back from the hub.
 POLL = timedelta(seconds=5)
-# After a hub failure or a plan the controller refuses (two live bindings on one cluster).
+# After a failed round (the hub, a plan the controller refuses: two live bindings on one cluster, the
+# database), doubling with each failure in a row up to ERROR_RETRY_MAX.
 ERROR_RETRY = timedelta(seconds=30)
-# A round this late lost its queued message (a worker died holding it); beat queues it again.
-OVERDUE_GRACE = timedelta(minutes=1)
+ERROR_RETRY_MAX = timedelta(minutes=5)
+# How long a runner holds a rollout it runs a round of (placement.claims, columns rollout_claim*).
+CLAIM_TTL = timedelta(minutes=5)
+CLAIM_PREFIX = "rollout_"
 
 # upstream rollout controller's RolloutStarted condition (updateBindingStatus)
 STARTED = (
@@ -110,14 +113,31 @@ def rolling_crp(placement: Placement) -> fleet.ClusterResourcePlacement | None:
 def run_round(
     placement: Placement, now: datetime | None = None, *, due: str | None = None
 ) -> dict[str, Any] | None:
-    """One rolling-update round with the placement row locked (two workers never run one round at once);
-    answers the stored summary, or None when there was nothing to run.
+    """One rolling-update round, with the placement claimed (one runner at a time, on SQLite too) and its
+    row locked; answers the stored summary, or None when there was nothing to run (or another runner
+    holds the rollout).
 
     Every dashboard-owned CRP's bindings are written to the hub; only RollingUpdate ones are planned.
     `due` is the requeue time a scheduled round was queued for: when a later round has been queued
-    since, this one is superseded and skipped.
+    since, this one is superseded and skipped. Whatever fails is stored in the summary (`error`,
+    `attempts`) and the round is due again after a doubling backoff.
     """
     now = timezone.now() if now is None else now
+    with claims.claimed(Placement, placement.pk, ttl=CLAIM_TTL, prefix=CLAIM_PREFIX) as owner:
+        if owner is None:
+            logger.debug("%s: another runner holds the rollout", placement)
+            return None
+        try:
+            summary = _locked_round(placement, now, due)
+        except Exception as exc:  # noqa: BLE001 - every failure is stored and retried, none is lost
+            logger.exception("%s: rolling-update round failed", placement)
+            summary = _store_failure(placement, f"{type(exc).__name__}: {exc}", now)
+    if summary is not None:
+        _queue_next(placement, summary, now)
+    return summary
+
+
+def _locked_round(placement: Placement, now: datetime, due: str | None) -> dict[str, Any] | None:
     with transaction.atomic():
         locked = Placement.objects.select_for_update().select_related("hub").filter(pk=placement.pk).first()
         if locked is None or locked.owner != Owner.DASHBOARD or locked.is_ocm:
@@ -133,7 +153,33 @@ def run_round(
         locked.status = {**(locked.status or {}), "rollout": summary}
         Placement.objects.filter(pk=locked.pk).update(status=locked.status)
     placement.status = locked.status
-    _queue_next(locked, summary, now)
+    return summary
+
+
+def _failure(previous: Mapping[str, Any], error: str, now: datetime) -> dict[str, Any]:
+    """The summary after a failed round: the last one's facts, the error, and when it is tried again."""
+    attempts = int(previous.get("attempts") or 0) + 1
+    retry = min(ERROR_RETRY * 2 ** (attempts - 1), ERROR_RETRY_MAX)
+    return {
+        **previous,
+        "at": format_time(now),
+        "error": error,
+        "attempts": attempts,
+        "requeueAt": format_time(now + retry),
+    }
+
+
+def _store_failure(placement: Placement, error: str, now: datetime) -> dict[str, Any] | None:
+    """A round that failed outside the planner (e.g. the database): stored the same way, in a fresh
+    transaction."""
+    with transaction.atomic():
+        locked = Placement.objects.select_for_update().filter(pk=placement.pk).first()
+        if locked is None:
+            return None
+        summary = _failure((locked.status or {}).get("rollout") or {}, error, now)
+        locked.status = {**(locked.status or {}), "rollout": summary}
+        Placement.objects.filter(pk=locked.pk).update(status=locked.status)
+    placement.status = locked.status
     return summary
 
 
@@ -169,12 +215,7 @@ def _round(placement: Placement, parsed: fleet.ClusterResourcePlacement, now: da
         hubbindings.push_bindings(placement, changed)
     except (HubError, BindingConflictError) as exc:
         logger.warning("%s: rolling-update round failed: %s", placement, exc)
-        return {
-            **previous,
-            "at": format_time(now),
-            "error": str(exc),
-            "requeueAt": format_time(now + ERROR_RETRY),
-        }
+        return _failure(previous, str(exc), now)
     summary = _summary(previous, plan, rows, removed, latest, now)
     _record_events(placement, previous, summary, now)
     logger.info(
@@ -290,6 +331,7 @@ def _summary(
         "waitingForCleanup": plan.waiting_for_cleanup or "",
         "requeueAt": format_time(now + requeue) if requeue is not None else None,
         "error": "",
+        "attempts": 0,
     }
 
 
@@ -361,35 +403,22 @@ def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime)
     if not due:
         return
     if tasks.rolling_update_round.app.conf.task_always_eager:
-        # in-process there is no one to wait; the next trigger (or a worker) carries the rollout on
-        logger.info("%s: next rolling-update round at %s needs a worker", placement, due)
+        # in-process nobody holds a queued round: the periodic runner (run_periodic) runs it when due
+        logger.info("%s: next rolling-update round at %s", placement, due)
         return
     moment = parse_time(due) or now
     tasks.rolling_update_round.apply_async((placement.pk, due), countdown=service.due_delay(moment, now))
 
 
-def _due(placement: Placement) -> tuple[str, datetime] | None:
-    due = ((placement.status or {}).get("rollout") or {}).get("requeueAt")
-    moment = parse_time(due) if due else None
-    return (due, moment) if moment is not None else None
-
-
-def overdue(now: datetime) -> list[int]:
-    """Dashboard-owned CRPs whose next round is more than OVERDUE_GRACE late (its message was lost)."""
-    rows = Placement.objects.filter(
-        owner=Owner.DASHBOARD, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
-    ).values_list("pk", "status__rollout__requeueAt")
-    return [pk for pk, due in rows if due and (parse_time(due) or now) + OVERDUE_GRACE < now]
-
-
-def catch_up(placement: Placement, now: datetime | None = None) -> None:
-    """In-process (no worker holds queued rounds), the placement page runs a round that is due."""
-    from placement import tasks
-
-    now = timezone.now() if now is None else now
-    due = _due(placement)
-    if tasks.rolling_update_round.app.conf.task_always_eager and due is not None and due[1] <= now:
-        run_round(placement, now, due=due[0])
+def due(now: datetime) -> list[int]:
+    """Dashboard-owned CRPs whose next round is due and that no runner holds: the periodic runner (beat,
+    or run_periodic without a broker) runs them."""
+    rows = (
+        Placement.objects.filter(claims.is_free(CLAIM_PREFIX, now))
+        .filter(owner=Owner.DASHBOARD, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+        .values_list("pk", "status__rollout__requeueAt")
+    )
+    return [pk for pk, moment in rows if moment and (parse_time(moment) or now) <= now]
 
 
 # --- rolling out a new resource snapshot --------------------------------------------------------------

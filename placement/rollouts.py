@@ -10,8 +10,12 @@ pure engine the demo hub runs (`placement.scheduler.rollout.execution.reconcile_
   initialisation error — the engine's own initialisation, on a copy, nothing written.
 - `reconcile(run, now)`: one engine step from the database (bindings' status read back from the hub
   first), applied in one transaction with the run row locked, so two workers never step one run at once.
+- `reconcile_run(run_id)`: the runner's step (the Celery task's body): the run claimed (one runner at
+  a time, on SQLite too), stepped when due, the next step queued; a failure is stored on the run
+  (`last_error`, `attempts`) and retried with a doubling backoff. `due_runs(now)` is what the periodic
+  runner (celery beat, or `run_periodic` without a broker) steps; pages never step a run.
 - `request_reconcile(run)`: queue a step now (coalesced); `set_run_state(run, state, user)`: Initialize,
-  Run or Stop, as `kubectl patch` of spec.state would.
+  Run or Stop, as `kubectl patch` of spec.state would; `resume_run(run, user)`: step a stuck run now.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from django.utils import timezone
 from inventory import audit
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, Hub, ManagedCluster
-from placement import access, history, hubbindings, service, tables, tasks
+from placement import access, claims, history, hubbindings, service, tables, tasks
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -78,8 +82,14 @@ STRATEGY_DENIED = "Adding a strategy needs the admin role on a cluster set of it
 RUN_DENIED = "Changing a staged update run needs the admin role on a cluster set its placement can use."
 # A due marker older than this belongs to a lost message: the next request (or beat) queues again.
 QUEUED_TTL = timedelta(minutes=2)
-# A step the hub failed is tried again this much later.
-HUB_RETRY = timedelta(seconds=15)
+# A failed step is tried again this much later, doubling with each failure in a row up to RETRY_MAX.
+RETRY_FIRST = timedelta(seconds=5)
+RETRY_MAX = timedelta(minutes=5)
+# How long a runner holds a run it steps; longer than a step can take (its hub requests time out sooner).
+CLAIM_TTL = timedelta(minutes=5)
+# A running run whose step is this late has no runner taking it: its page offers Resume.
+STUCK_AFTER = timedelta(minutes=1)
+RESUME_ACTION = "run.resume"
 EVENT_REASON = "StagedUpdateRun"
 
 
@@ -426,11 +436,15 @@ def preview(run: StagedUpdateRun, now: datetime | None = None) -> Preview:
 # --- executing -------------------------------------------------------------------------------------
 
 
-def reconcile(run: StagedUpdateRun, now: datetime | None = None) -> UpdateRunStep | None:
+def reconcile(
+    run: StagedUpdateRun, now: datetime | None = None, *, claim_marker: datetime | None = None
+) -> UpdateRunStep | None:
     """One engine step of a dashboard-owned run, applied; None for hub-owned or deleted runs.
 
-    The run row is locked for the whole step (hub reads and writes included), so two workers never step
-    the same run at once. A hub failure rolls the step back and raises HubError.
+    The run row is locked for the whole step (hub reads and writes included); `reconcile_run` also holds
+    the run's claim, which keeps a second runner out on SQLite too. A hub failure rolls the step back
+    and raises HubError. `claim_marker` is the due time the claim set: a different one found when the
+    step is written was requested meanwhile (an approval, a state change) and stays due.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -443,20 +457,24 @@ def reconcile(run: StagedUpdateRun, now: datetime | None = None) -> UpdateRunSte
         if locked is None:
             return None
         step = reconcile_update_run(inputs(locked, pull=True), now)
-        _apply(locked, step, now)
+        _apply(locked, step, now, claim_marker)
     run.status, run.requeue_at = locked.status, locked.requeue_at
+    run.attempts, run.last_error = locked.attempts, locked.last_error
     return step
 
 
-def _apply(run: StagedUpdateRun, step: UpdateRunStep, now: datetime) -> None:
+def _apply(run: StagedUpdateRun, step: UpdateRunStep, now: datetime, claim_marker: datetime | None) -> None:
     """Write one step: the run's status and next due time, bindings (rows, then the hub), approvals."""
     placement = run_placement(run)
     if placement is not None:
         _write_bindings(placement, step)
     _write_approvals(run, step)
-    run.status = step.status
-    run.requeue_at = now + step.requeue_after if step.requeue_after is not None else None
-    run.save(update_fields=["status", "requeue_at", "updated"])
+    due = now + step.requeue_after if step.requeue_after is not None else None
+    requested = StagedUpdateRun.objects.filter(pk=run.pk).values_list("requeue_at", flat=True).first()
+    if claim_marker is not None and requested is not None and requested != claim_marker:
+        due = requested if due is None else min(due, requested)
+    run.status, run.requeue_at, run.attempts, run.last_error = step.status, due, 0, ""
+    run.save(update_fields=["status", "requeue_at", "attempts", "last_error", "updated"])
     if placement is not None and step.events:
         events = [{"reason": EVENT_REASON, "message": text, "related": run.name} for text in step.events]
         history.record_events(placement, events, now)
@@ -509,37 +527,62 @@ def _write_approvals(run: StagedUpdateRun, step: UpdateRunStep) -> None:
             row.save(update_fields=["status", "state", "updated"])
 
 
-def reconcile_run(run_id: int, now: datetime | None = None) -> dict[str, Any]:
-    """The task's body: take the run's due marker, step it, queue the next step at its requeue time.
+def retry_delay(attempts: int) -> timedelta:
+    """How long after its `attempts`-th failure in a row a step is tried again: doubling, capped."""
+    return min(RETRY_FIRST * 2 ** max(attempts - 1, 0), RETRY_MAX)
 
-    A hub failure is a Warning event on the placement and the step is tried again HUB_RETRY later; an
-    object the engine cannot read (a malformed hub-owned strategy) is a Warning event and no retry.
+
+def reconcile_run(run_id: int, now: datetime | None = None, *, force: bool = False) -> dict[str, Any]:
+    """The task's body: claim the run, step it if it is due (`force`: now anyway), queue the next step.
+
+    Whatever fails (the hub, an object the engine cannot read, the database) is stored on the run
+    (`last_error`, `attempts`), shown as a Warning event, and the step is due again after a doubling
+    backoff, so an unfinished run always has its next step due. Answers what happened.
     """
     now = now or timezone.now()
-    # taking the due marker first: a request arriving during this step queues the next one
-    StagedUpdateRun.objects.filter(pk=run_id, requeue_at__lte=now).update(requeue_at=None)
     run = StagedUpdateRun.objects.select_related("hub", "placement__hub").filter(pk=run_id).first()
     if run is None:
         return {"state": "gone"}
     if run.read_only:
         return {"state": "hub-owned"}
-    try:
-        step = reconcile(run, now)
-    except HubError as exc:
-        due = now + HUB_RETRY
-        StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=due)
-        _warn(run, f"the step failed on hub {run.hub.name} and is retried at {due:%H:%M:%S}: {exc}", now)
-        tasks.schedule_run_reconcile(run.pk, due, now)
-        return {"state": "hub-failed", "error": str(exc)}
-    except ManifestError as exc:
-        _warn(run, f"the step cannot read {exc.field}: {exc.message}", now)
-        return {"state": "invalid", "error": f"{exc.field}: {exc.message}"}
+    due = Q() if force else Q(requeue_at__lte=now)
+    if not force and (run.requeue_at is None or run.requeue_at > now):
+        return {"state": "not-due"}
+    # the claim moves the due time to its own end: should this runner die mid-step, the run is due again
+    # once the claim has run out
+    marker = timezone.now() + CLAIM_TTL
+    scope = due & Q(owner=Owner.DASHBOARD)
+    with claims.claimed(StagedUpdateRun, run.pk, ttl=CLAIM_TTL, scope=scope, requeue_at=marker) as owner:
+        if owner is None:
+            return {"state": "busy"}
+        try:
+            step = reconcile(run, now, claim_marker=marker)
+        except Exception as exc:  # noqa: BLE001 - every failure is stored and retried, none is lost
+            return _failed(run, exc, now)
     if step is None:
         return {"state": "gone"}
     if run.requeue_at is not None:
         tasks.schedule_run_reconcile(run.pk, run.requeue_at, now)
     after = step.requeue_after.total_seconds() if step.requeue_after is not None else None
     return {"state": "reconciled", "requeue_after": after, "events": list(step.events)}
+
+
+def _failed(run: StagedUpdateRun, exc: Exception, now: datetime) -> dict[str, Any]:
+    """Store the failure on the run and make its step due again after the backoff."""
+    if isinstance(exc, HubError):
+        error = f"hub {run.hub.name}: {exc}"
+    elif isinstance(exc, ManifestError):
+        error = f"cannot read {exc.field}: {exc.message}"
+    else:
+        logger.exception("%s %s: the step failed", RUN_KIND, run.name)
+        error = f"{type(exc).__name__}: {exc}"
+    attempts = run.attempts + 1
+    due = now + retry_delay(attempts)
+    StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=due, attempts=attempts, last_error=error)
+    run.requeue_at, run.attempts, run.last_error = due, attempts, error
+    _warn(run, f"the step failed (attempt {attempts}) and is retried at {due:%H:%M:%S}: {error}", now)
+    tasks.schedule_run_reconcile(run.pk, due, now)
+    return {"state": "failed", "error": error, "attempts": attempts, "retry_at": due.isoformat()}
 
 
 def _warn(run: StagedUpdateRun, message: str, now: datetime) -> None:
@@ -558,9 +601,9 @@ def _free(now: datetime) -> Q:
 def request_reconcile(run: StagedUpdateRun) -> bool:
     """Queue one step of a dashboard-owned run now unless one is due already; answers whether it queued.
 
-    `requeue_at` is the due marker: set to now with a compare-and-set UPDATE and taken when the step
-    starts, so a burst of requests (approvals, state changes) queues one step. Without a broker the
-    step runs here and now.
+    `requeue_at` is the due marker: set to now with a compare-and-set UPDATE, so a burst of requests
+    (approvals, state changes) queues one step; a step running meanwhile leaves it due. Without a broker
+    the step runs here and now.
     """
     now = timezone.now()
     mine = StagedUpdateRun.objects.filter(_free(now), pk=run.pk, owner=Owner.DASHBOARD)
@@ -571,20 +614,65 @@ def request_reconcile(run: StagedUpdateRun) -> bool:
 
 
 def due_runs(now: datetime) -> QuerySet[StagedUpdateRun]:
-    """Dashboard-owned runs whose step is overdue by more than QUEUED_TTL: its message was lost."""
-    overdue = Q(requeue_at__lt=now - QUEUED_TTL)
-    return StagedUpdateRun.objects.filter(overdue, owner=Owner.DASHBOARD).only("pk").order_by("pk")
+    """Dashboard-owned runs whose next step is due and that no runner holds: the periodic runner (beat,
+    or run_periodic without a broker) steps them."""
+    due = Q(requeue_at__lte=now) & claims.is_free("", now)
+    return StagedUpdateRun.objects.filter(due, owner=Owner.DASHBOARD).only("pk").order_by("requeue_at", "pk")
 
 
-def catch_up(run: StagedUpdateRun) -> bool:
-    """Without a broker nobody steps a run at its requeue time: its page does once it is due."""
-    in_process = tasks.reconcile_run.app.conf.task_always_eager
-    due = run.requeue_at is not None and run.requeue_at <= timezone.now()
-    if not (in_process and due and not run.read_only):
+def needs_resume(run: StagedUpdateRun, now: datetime | None = None) -> bool:
+    """A dashboard-owned run that should be moving but is not: its last step failed, or it is running
+    with no step due, or its step is long overdue (no runner took it)."""
+    if run.read_only or tables.RunSummary.of(run.status or {}).finished:
         return False
-    StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=None)
-    run.requeue_at = None
-    return request_reconcile(run)
+    now = now or timezone.now()
+    if run.attempts:
+        return True
+    if (run.spec.get("state") or INITIALIZE) != RUN:
+        return False
+    return run.requeue_at is None or run.requeue_at < now - STUCK_AFTER
+
+
+def resume_run(run: StagedUpdateRun, actor: Actor, request: HttpRequest | None = None) -> StagedUpdateRun:
+    """Step a dashboard-owned run now, whatever its due time and failed attempts say (audited); a finished
+    run is left alone (audited as a no-op). A live runner's claim is respected: its step comes first."""
+    if run.read_only:
+        raise ReadOnlyRun(f"{RUN_KIND} {run.name} belongs to hub {run.hub.name}; its controller runs it")
+    access.authorise(
+        actor,
+        lambda user: access.can_change_run(user, run),
+        RUN_DENIED,
+        action=RESUME_ACTION,
+        target=run,
+        request=request,
+    )
+    now = timezone.now()
+    before = {"requeueAt": run.requeue_at and run.requeue_at.isoformat(), "attempts": run.attempts}
+    if tables.RunSummary.of(run.status or {}).finished:
+        audit.record(
+            actor,
+            RESUME_ACTION,
+            run,
+            hub=run.hub,
+            before=before,
+            outcome=AuditEntry.Outcome.NO_OP,
+            request=request,
+        )
+        return run
+    StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=now, attempts=0)
+    audit.record(
+        actor,
+        RESUME_ACTION,
+        run,
+        hub=run.hub,
+        before=before,
+        after={"requeueAt": now.isoformat()},
+        request=request,
+    )
+    logger.info("%s %s: resumed by %s", RUN_KIND, run.name, history.actor_label(actor))
+    tasks.reconcile_run.delay(run.pk)
+    run.refresh_from_db()
+    return run
 
 
 # --- what the pages and the API show ----------------------------------------------------------------

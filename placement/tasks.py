@@ -254,21 +254,27 @@ def schedule_run_reconcile(run_id: int, due: datetime, now: datetime) -> None:
         if due <= now:  # a stage finished or was skipped: the next one starts now
             reconcile_run.delay(run_id)
             return
-        # in-process there is no one to wait; the run's page steps it once it is due (rollouts.catch_up)
-        logger.info("staged update run %s: next step at %s needs a worker", run_id, due)
+        # in-process nobody holds a queued step: the periodic runner (run_periodic) steps it when due
+        logger.info("staged update run %s: next step at %s", run_id, due)
         return
     reconcile_run.apply_async((run_id,), countdown=service.due_delay(due, now))
 
 
+# A step or round the periodic runner queues is dropped when no worker took it this soon: by then the
+# runner has queued it again, so a busy worker does not pile up copies.
+DUE_MESSAGE_EXPIRES = 60
+
+
 @shared_task
 def reconcile_due_runs() -> list[int]:
-    """Run by celery beat: runs whose step is long overdue (its message was lost) are queued again."""
+    """Run by the periodic runner (celery beat, or run_periodic without a broker) every few seconds: every
+    dashboard-owned run whose step is due and unclaimed is stepped (a timed step, a failed step's retry,
+    or a step whose message was lost). In-process the steps run here."""
     from placement import rollouts
 
-    queued = []
-    for run in rollouts.due_runs(timezone.now()):
-        if rollouts.request_reconcile(run):
-            queued.append(run.pk)
+    queued = list(rollouts.due_runs(timezone.now()).values_list("pk", flat=True))
+    for run_id in queued:
+        reconcile_run.apply_async((run_id,), expires=DUE_MESSAGE_EXPIRES)
     return queued
 
 
@@ -292,10 +298,11 @@ def rolling_update_round(placement_id: int, due: str | None = None) -> dict[str,
 
 @shared_task
 def rolling_update_due_rounds() -> list[int]:
-    """Run by celery beat: rolling updates whose next round is long overdue (its message was lost)."""
+    """Run by the periodic runner like `reconcile_due_runs`: every rolling update whose next round is due
+    and unclaimed gets it."""
     from placement import rolling
 
-    due = rolling.overdue(timezone.now())
+    due = rolling.due(timezone.now())
     for placement_id in due:
-        rolling_update_round.delay(placement_id)
+        rolling_update_round.apply_async((placement_id,), expires=DUE_MESSAGE_EXPIRES)
     return due

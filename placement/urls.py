@@ -17,6 +17,7 @@ urlpatterns = [
     path("runs/new/", views.run_create, name="run-create"),
     path("runs/<int:pk>/", views.run_detail, name="run-detail"),
     path("runs/<int:pk>/state/", views.run_state, name="run-state"),
+    path("runs/<int:pk>/resume/", views.run_resume, name="run-resume"),
     path("strategies/", views.strategy_list, name="strategy-list"),
     path("strategies/new/", views.strategy_create, name="strategy-create"),
     path("approvals/", views.approval_list, name="approval-list"),

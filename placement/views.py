@@ -319,6 +319,7 @@ def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict:
         "events": rollouts.run_events(run),
         "audit": audit.entries_for(run),
         "next_states": rollouts.next_states(run),
+        "needs_resume": rollouts.needs_resume(run, now),
         "can_change": access.can_change_run(request.user, run),
         "denied_reason": rollouts.RUN_DENIED,
         "poll": not summary.finished and run.spec.get("state") in (rollouts.RUN, rollouts.STOP),
@@ -331,8 +332,6 @@ def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict:
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = _visible_run(request, pk, "hub", "placement")
-    if rollouts.catch_up(run):
-        run.refresh_from_db()
     context = _run_context(request, run)
     template = "placement/_run_body.html" if listing.is_htmx(request) else "placement/run_detail.html"
     return render(request, template, context)
@@ -352,6 +351,19 @@ def run_state(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "; ".join(f"{path}: {', '.join(m)}" for path, m in exc.message_dict.items()))
     else:
         messages.success(request, f"{run.name}: state set to {state}.")
+    return redirect("placement:run-detail", pk=run.pk)
+
+
+@login_required
+@require_POST
+def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    """Resume (POST + CSRF): the run's step now; permission-checked and audited by `rollouts.resume_run`."""
+    run = _visible_run(request, pk, "hub")
+    try:
+        rollouts.resume_run(run, request.user, request=request)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
+    messages.success(request, f"{run.name}: resumed; its next step runs now.")
     return redirect("placement:run-detail", pk=run.pk)
 
 
@@ -509,7 +521,6 @@ def _rollout_context(request: HttpRequest, placement: Placement, page: dict | No
             "ocm_rollout": preview,
             "strategy_annotation": rollout_preview.STRATEGY_ANNOTATION,
         }
-    rolling.catch_up(placement)
     rows = list(queries.bindings(placement))
     summary = (placement.status or {}).get("rollout") or {}
     rollout = {

@@ -213,9 +213,9 @@ class StagedUpdateRunSerializer(HubScopedSerializer):
         fields = [
             "id", "hub", "hub_id", "owner", "read_only", "name", "placement_id", "spec", "state",
             "generation", "current_stage", "initialized", "progressing", "succeeded", "pending_approvals",
-            "requeue_at", "created", "updated",
+            "requeue_at", "last_error", "attempts", "created", "updated",
         ]
-        read_only_fields = ["placement_id", "generation", "requeue_at"]
+        read_only_fields = ["placement_id", "generation", "requeue_at", "last_error", "attempts"]
         validators: list[Any] = []
         extra_kwargs = {"name": {"validators": []}}
 

@@ -255,7 +255,8 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
     """ClusterStagedUpdateRuns (hub- and dashboard-owned). Creating one makes a dashboard-owned run of a
     dashboard-owned External CRP (400 naming the field otherwise), queued for its first step.
     `POST .../state/` {"state": "Run"|"Stop"|"Initialize"}: 200 with the run, 400 for a state or
-    transition the CRD refuses, 403 without the permission or for a hub-owned run."""
+    transition the CRD refuses, 403 without the permission or for a hub-owned run. `POST .../resume/`:
+    the run's step now (200 with the run, 403 as for the state)."""
 
     queryset = rollouts.with_pending_approvals(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"))
     filterset_class = StagedUpdateRunFilterSet
@@ -284,6 +285,14 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
         body.is_valid(raise_exception=True)
         state = body.validated_data["state"]
         _through_service(rollouts.set_run_state, run, state, request.user, request=request)
+        return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
+
+    @extend_schema(request=None, responses={200: api.StagedUpdateRunDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str | None = None) -> Response:
+        """Step a stuck dashboard-owned run now (its failed attempts forgotten); audited."""
+        run = self.get_object()
+        _through_service(rollouts.resume_run, run, request.user, request=request)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
 

@@ -132,7 +132,10 @@ AVAILABLE = {
 
 
 def offline_crp(
-    owner: str = Owner.DASHBOARD, spec: dict[str, Any] | None = None, hub: Hub | None = None
+    owner: str = Owner.DASHBOARD,
+    spec: dict[str, Any] | None = None,
+    hub: Hub | None = None,
+    name: str = "web",
 ) -> Placement:
     """A CRP with three bindings; its hub serves no Fleet API, so rounds plan on the rows alone."""
     placement = PlacementFactory(
@@ -140,11 +143,11 @@ def offline_crp(
         owner=owner,
         kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
         namespace="",
-        name="web",
+        name=name,
         spec=spec or SPEC,
     )
     for target in ("m1", "m2", "m3"):
         ClusterResourceBindingFactory(
-            placement=placement, owner=owner, target=target, state="Scheduled", labels={CRP_LABEL: "web"}
+            placement=placement, owner=owner, target=target, state="Scheduled", labels={CRP_LABEL: name}
         )
     return placement

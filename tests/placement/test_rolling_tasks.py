@@ -73,25 +73,33 @@ def test_finished_rollouts_queue_nothing(queued: list) -> None:
     assert rolling.run_round(placement) is None and queued == []
 
 
-def test_beat_picks_up_rounds_whose_message_was_lost() -> None:
+def test_the_periodic_runner_runs_every_due_round_nobody_holds() -> None:
     now = timezone.now()
     lost = offline_crp()
     lost.status = {"rollout": {"round": 1, "requeueAt": format_time(now - timedelta(minutes=5))}}
     lost.save(update_fields=["status"])
-    assert rolling.overdue(now) == [lost.pk]
-    assert tasks.rolling_update_due_rounds() == [lost.pk]
-    # run in-process by the eager task: the round happened and set the next moment
-    assert rollout(lost)["round"] == 2
+    due = offline_crp(hub=lost.hub, name="due")
+    due.status = {"rollout": {"round": 1, "requeueAt": format_time(now - timedelta(seconds=1))}}
+    due.save(update_fields=["status"])
+    held = offline_crp(hub=lost.hub, name="held")
+    held.status = {"rollout": {"round": 1, "requeueAt": format_time(now - timedelta(seconds=1))}}
+    held.rollout_claimed_until = now + timedelta(minutes=1)
+    held.save(update_fields=["status", "rollout_claimed_until"])
+    later = offline_crp(hub=lost.hub, name="later")
+    later.status = {"rollout": {"round": 1, "requeueAt": format_time(now + timedelta(seconds=30))}}
+    later.save(update_fields=["status"])
+    assert rolling.due(now) == [lost.pk, due.pk]
+    assert tasks.rolling_update_due_rounds() == [lost.pk, due.pk]
+    # run in-process by the eager task: the rounds happened and set their next moment
+    assert rollout(lost)["round"] == 2 and rollout(due)["round"] == 2
+    assert rollout(held)["round"] == 1 and rollout(later)["round"] == 1
 
 
-def test_in_process_the_page_runs_a_round_that_is_due(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rollout_another_runner_holds_runs_no_round() -> None:
     placement = offline_crp()
-    now = timezone.now()
-    rolling.run_round(placement, now)
-    rolling.catch_up(placement, now)  # not due yet
+    rolling.run_round(placement)
+    Placement.objects.filter(pk=placement.pk).update(
+        rollout_claimed_until=timezone.now() + timedelta(minutes=1)
+    )
+    assert rolling.run_round(placement) is None
     assert rollout(placement)["round"] == 1
-    rolling.catch_up(placement, now + timedelta(minutes=1))
-    assert rollout(placement)["round"] == 2
-    monkeypatch.setitem(app.conf, "task_always_eager", False)
-    rolling.catch_up(placement, now + timedelta(minutes=2))  # a worker holds the round
-    assert rollout(placement)["round"] == 2

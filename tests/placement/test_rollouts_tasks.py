@@ -1,6 +1,6 @@
 """How dashboard-owned runs are stepped: a request queues one step (a burst queues one), in-process it
-runs at once, the step's requeue time becomes a countdown task, celery beat re-queues runs whose
-message was lost, a hub failure is retried, and without a worker a due run is stepped by its page."""
+runs at once, the step's requeue time becomes a countdown task, the periodic runner steps every due
+run nobody holds, and a claimed run is not stepped by a second runner."""
 
 from datetime import timedelta
 
@@ -34,7 +34,9 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     monkeypatch.setitem(tasks.reconcile_run.app.conf, "task_always_eager", False)
     monkeypatch.setattr(tasks.reconcile_run, "delay", lambda *args: sent.append(("now", *args)))
     monkeypatch.setattr(
-        tasks.reconcile_run, "apply_async", lambda args, countdown: sent.append(("later", *args, countdown))
+        tasks.reconcile_run,
+        "apply_async",
+        lambda args, **options: sent.append(("later", *args, options.get("countdown"))),
     )
     return sent
 
@@ -54,15 +56,26 @@ def test_a_burst_of_requests_queues_one_step_until_it_starts(queued) -> None:
     assert rollouts.request_reconcile(hub_owned) is False  # the hub's controller runs it
 
 
-def test_a_lost_message_is_queued_again_by_beat(queued) -> None:
+def test_the_periodic_runner_queues_every_due_run_nobody_holds(queued) -> None:
     now = timezone.now()
     lost = dashboard_run(requeue_at=now - rollouts.QUEUED_TTL - timedelta(seconds=1))
-    dashboard_run(requeue_at=now - timedelta(seconds=30))  # its message may still be on its way
+    due = dashboard_run(requeue_at=now - timedelta(seconds=1))  # due just now: stepped now, not minutes later
     dashboard_run(requeue_at=now + timedelta(seconds=30))
+    dashboard_run(requeue_at=now - timedelta(seconds=1), claimed_until=now + timedelta(minutes=1))  # held
     StagedUpdateRunFactory(owner=Owner.HUB, requeue_at=now - timedelta(hours=1))
-    assert tasks.reconcile_due_runs() == [lost.pk]
-    assert queued == [("now", lost.pk)]
-    assert tasks.reconcile_due_runs() == []  # queued: not again
+    assert tasks.reconcile_due_runs() == [lost.pk, due.pk]
+    assert queued == [("later", lost.pk, None), ("later", due.pk, None)]
+
+
+def test_a_run_another_runner_holds_is_not_stepped(fleet_hub, hub_row, checkout, strategy, editor) -> None:
+    run = new_run(hub_row, editor, state="Run")
+    run.refresh_from_db()
+    status = run.status
+    later = timezone.now() + timedelta(minutes=1)
+    StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=timezone.now(), claimed_until=later)
+    assert tasks.reconcile_run(run.pk) == {"state": "busy"}
+    run.refresh_from_db()
+    assert run.status == status and run.claimed_until == later
 
 
 def test_a_step_queues_the_next_at_its_requeue_time(
@@ -90,16 +103,16 @@ def test_in_process_a_new_run_is_stepped_at_once(
     assert cluster_states(run, "canary") == {CANARY[0]: ("Started",), CANARY[1]: ()}
     assert run.requeue_at > timezone.now()
 
-    # nobody waits in-process: once due, opening the run's page steps it
-    assert rollouts.catch_up(run) is False
+    # nobody waits in-process: once due, the periodic runner's task steps it
+    assert tasks.reconcile_due_runs() == []
     StagedUpdateRun.objects.filter(pk=run.pk).update(requeue_at=timezone.now() - timedelta(seconds=1))
-    run.refresh_from_db()
     fleet_hub.reconcile()  # the hub syncs the binding, applies it and reports it available 5 s later
     fleet_hub.advance(5)
     fleet_hub.reconcile()
-    assert rollouts.catch_up(run) is True
+    assert tasks.reconcile_due_runs() == [run.pk]
     run.refresh_from_db()
     assert cluster_states(run, "canary") == {CANARY[0]: ("Started", "Succeeded"), CANARY[1]: ("Started",)}
+    assert run.claimed_until is None and run.claim_owner == ""  # the claim is released
 
 
 def test_a_hub_failure_rolls_the_step_back_and_is_retried(
@@ -108,11 +121,12 @@ def test_a_hub_failure_rolls_the_step_back_and_is_retried(
     run = new_run(hub_row, editor, state="Run")
     fleet_hub.fail_next(20, status=500)
     answer = tasks.reconcile_run(run.pk)
-    assert answer["state"] == "hub-failed"
+    assert answer["state"] == "failed" and answer["attempts"] == 1
     run.refresh_from_db()
     assert run.status == {}  # nothing of the step was kept
-    assert timedelta(seconds=14) < run.requeue_at - timezone.now() <= rollouts.HUB_RETRY
+    assert run.attempts == 1 and run.last_error.startswith("hub demo: ")
+    assert timedelta(seconds=4) < run.requeue_at - timezone.now() <= rollouts.RETRY_FIRST
     event = PlacementEvent.objects.get(related=run.name)
     assert event.type == PlacementEvent.Type.WARNING
-    assert event.message.startswith("the step failed on hub demo and is retried at ")
+    assert event.message.startswith("the step failed (attempt 1) and is retried at ")
     assert queued[-1][:2] == ("later", run.pk)

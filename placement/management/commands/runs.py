@@ -1,14 +1,16 @@
-"""`python manage.py runs list|show|run|stop|step` — staged update runs from the shell.
+"""`python manage.py runs list|show|run|stop|step|resume` — staged update runs from the shell.
 
 - `list [--hub H] [--owner hub|dashboard] [-o json]`: one line per run, like `kubectl get csur`.
 - `show NAME [--hub H] [-o json|yaml]`: the run, its stages with their clusters in update order and
   their tasks, and its conditions; `-o json` / `-o yaml` print the ClusterStagedUpdateRun object.
 - `run NAME` / `stop NAME`: set a dashboard-owned run's state (audited as this command).
-- `step NAME`: reconcile a dashboard-owned run once, now, and print what happened (without a worker,
-  nobody steps runs at their requeue time).
+- `step NAME`: reconcile a dashboard-owned run once, now, and print what happened.
+- `resume NAME`: step a stuck dashboard-owned run now, its failed attempts forgotten (audited as this
+  command); the runner (celery beat, or run_periodic without a broker) takes its later steps.
 """
 
 import json
+from datetime import timedelta
 from typing import Any
 
 import yaml
@@ -16,7 +18,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from inventory.hubclient import HubError
 from placement import rollouts, tables
 from placement.models import StagedUpdateRun
 from placement.scheduler.render import _aligned
@@ -27,7 +28,7 @@ OUTPUTS = ("table", "json", "yaml")
 
 
 class Command(BaseCommand):
-    help = "List, show, run, stop or step staged update runs."
+    help = "List, show, run, stop, step or resume staged update runs."
 
     def add_arguments(self, parser: CommandParser) -> None:
         commands = parser.add_subparsers(dest="command", required=True)
@@ -38,6 +39,7 @@ class Command(BaseCommand):
             ("run", "set a dashboard-owned run's state to Run"),
             ("stop", "set a dashboard-owned run's state to Stop"),
             ("step", "reconcile a dashboard-owned run once, now"),
+            ("resume", "step a stuck dashboard-owned run now (audited)"),
         ):
             commands.add_parser(name, help=text).add_argument("name")
         for sub in commands.choices.values():
@@ -55,6 +57,8 @@ class Command(BaseCommand):
         elif command == "step":
             self.stdout.write(_step(run))
             run.refresh_from_db()
+        elif command == "resume":
+            run = _resume(run)
         self.stdout.write(_render(run, options["output"]))
 
     def _list(self, options: dict[str, Any]) -> None:
@@ -134,14 +138,21 @@ def _step(run: StagedUpdateRun) -> str:
     if run.read_only:
         why = f"{run.name} belongs to hub {run.hub.name}; its controller runs it"
         raise CommandError(why, returncode=BAD_INPUT)
+    answer = rollouts.reconcile_run(run.pk, force=True)
+    if answer["state"] == "failed":
+        raise CommandError(f"the step failed (attempt {answer['attempts']}): {answer['error']}")
+    if answer["state"] != "reconciled":
+        return f"Nothing to do ({answer['state']}).\n"
+    after = answer["requeue_after"]
+    next_step = "no further step" if after is None else f"next step in {timedelta(seconds=after)}"
+    return "\n".join([*answer["events"], f"({next_step})", ""])
+
+
+def _resume(run: StagedUpdateRun) -> StagedUpdateRun:
     try:
-        step = rollouts.reconcile(run)
-    except HubError as exc:
-        raise CommandError(f"hub {run.hub.name}: {exc}") from exc
-    if step is None:
-        return "Nothing to do."
-    after = "no further step" if step.requeue_after is None else f"next step in {step.requeue_after}"
-    return "\n".join([*step.events, f"({after})", ""])
+        return rollouts.resume_run(run, ACTOR)
+    except PermissionDenied as exc:
+        raise CommandError(str(exc), returncode=BAD_INPUT) from exc
 
 
 def _dump(value: Any, output: str) -> str:
@@ -165,6 +176,10 @@ def _render(run: StagedUpdateRun, output: str) -> str:
         f"policy {status.get('policySnapshotIndexUsed', '-')}",
         f"Stage:        {summary.current_stage or '-'}",
     ]
+    if not run.read_only:
+        lines.append(f"Next step:    {run.requeue_at.isoformat() if run.requeue_at else '-'}")
+    if run.last_error:
+        lines.append(f"Last error:   {run.last_error} (failed {run.attempts} time(s) in a row)")
     if summary.started or run.read_only:
         lines += ["Stages:", *_stages(status)]
     else:
