@@ -1,11 +1,18 @@
-"""The audit trail of a placement: events (as upstream records them) and its decision history."""
+"""The audit trail of a placement: events (as upstream records them) and its decision history.
 
+Every history entry is recorded once: a spec edit and the decisions it leads to are one entry, and each
+entry carries an idempotency key (`change_key`) that a second writer of the same change runs into.
+"""
+
+import hashlib
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from placement.models import DecisionChange, Placement, PlacementEvent
@@ -25,6 +32,25 @@ def _actor_fields(actor: AbstractBaseUser | str | None) -> dict[str, Any]:
     return {"actor": None, "actor_name": actor or ""}
 
 
+def change_key(placement: Placement, *parts: Any) -> str:
+    """The idempotency key of a change: the placement, the history entry it follows, and what changed
+    (`parts`). Two writers of the same change (a double-submitted Apply, a reschedule racing it) both
+    follow the same entry and get the same key, so the unique (placement, key) keeps one row; the same
+    change made again later follows another entry and is recorded again."""
+    latest = placement.history.order_by("-at", "-pk").values_list("pk", flat=True).first()
+    payload = json.dumps([placement.pk, latest, *parts], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _create_once(placement: Placement, key: str, **fields: Any) -> tuple[DecisionChange, bool]:
+    """The row of this key: created now, or the one another writer created (answers which)."""
+    try:
+        with transaction.atomic():  # a savepoint: the caller's transaction goes on after a duplicate
+            return DecisionChange.objects.create(placement=placement, key=key, **fields), True
+    except IntegrityError:
+        return DecisionChange.objects.get(placement=placement, key=key), False
+
+
 def record_change(
     placement: Placement,
     trigger: str,
@@ -32,18 +58,27 @@ def record_change(
     after: Sequence[str],
     at: datetime,
     actor: AbstractBaseUser | str | None = None,
+    *,
+    into: DecisionChange | None = None,
 ) -> DecisionChange:
-    """A change of the selected set: what was added and removed, and why."""
+    """A change of the selected set: what was added and removed, and why, recorded once. `into` is the
+    entry of the spec edit that led to it (record_spec_change): the change is written into that entry,
+    so one edit is one entry with its spec and its decisions."""
     old, new = set(before), set(after)
-    change = DecisionChange.objects.create(
-        placement=placement,
-        at=at,
-        trigger=trigger[:200],
-        added=sorted(new - old),
-        removed=sorted(old - new),
-        selected=sorted(new),
-        **_actor_fields(actor),
-    )
+    fields = {"added": sorted(new - old), "removed": sorted(old - new), "selected": sorted(new)}
+    if into is not None:
+        DecisionChange.objects.filter(pk=into.pk).update(**fields)
+        for name, value in fields.items():
+            setattr(into, name, value)
+        change, created = into, True
+    else:
+        key = change_key(placement, "decisions", placement.spec, fields["added"], fields["removed"])
+        change, created = _create_once(
+            placement, key, at=at, trigger=trigger[:200], **fields, **_actor_fields(actor)
+        )
+    if not created:
+        logger.info("%s %s: %s already recorded", placement.kind, placement, trigger)
+        return change
     logger.info(
         "%s %s: %s (+%d -%d, %d selected)%s",
         placement.kind,
@@ -62,11 +97,15 @@ def record_spec_change(
     trigger: str,
     before: Mapping[str, Any] | None,
     actor: AbstractBaseUser | str | None,
-) -> DecisionChange:
-    """A spec edit (or creation): before/after, the actor; the selection it leads to follows separately."""
+) -> tuple[DecisionChange, bool]:
+    """A spec edit (or creation): before/after, the actor; the selection it leads to is written into the
+    same entry (record_change(into=...)). Answers the entry and whether it is new (False: the same edit
+    was recorded by another request, e.g. a double submit)."""
     current = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first() or []
-    change = DecisionChange.objects.create(
-        placement=placement,
+    key = change_key(placement, "spec", before, placement.spec)
+    change, created = _create_once(
+        placement,
+        key,
         at=timezone.now(),
         trigger=trigger[:200],
         selected=list(current),
@@ -74,8 +113,9 @@ def record_spec_change(
         spec_after=dict(placement.spec),
         **_actor_fields(actor),
     )
-    logger.info("%s %s: %s by %s", placement.kind, placement, trigger, actor_label(actor))
-    return change
+    if created:
+        logger.info("%s %s: %s by %s", placement.kind, placement, trigger, actor_label(actor))
+    return change, created
 
 
 def record_events(placement: Placement, events: Sequence[Mapping[str, str]], at: datetime) -> None:

@@ -422,10 +422,16 @@ class Outcome:
 
 
 def reschedule(
-    placement: Placement, *, trigger: str, now: datetime | None = None, actor: Actor = None
+    placement: Placement,
+    *,
+    trigger: str,
+    now: datetime | None = None,
+    actor: Actor = None,
+    edit: DecisionChange | None = None,
 ) -> DecisionChange | None:
     """Evaluate the placement on its hub and store the result; answers the history row when the
-    selected set changed. Timed runs and publishing follow through `placement.tasks`."""
+    selected set changed (written into `edit`, the entry of the spec edit that led to it, if given).
+    Timed runs and publishing follow through `placement.tasks`."""
     from placement import tasks  # tasks call this module
 
     now = _now(now)
@@ -452,7 +458,9 @@ def reschedule(
             outcome = _store_fleet(placement, parsed, snapshot, now)
         change = None
         if set(outcome.before) != set(outcome.after):
-            change = history.record_change(placement, trigger, outcome.before, outcome.after, now, actor)
+            change = history.record_change(
+                placement, trigger, outcome.before, outcome.after, now, actor, into=edit
+            )
     tasks.follow_up(placement, outcome, now)
     return change
 
@@ -651,11 +659,12 @@ def apply_spec(
     before = copy.deepcopy(placement.spec)
     placement.spec = dict(spec)
     placement.save(update_fields=["spec", "updated"])
+    edit = None
     if before != placement.spec:
-        history.record_spec_change(placement, trigger, before, actor)
-        if audit_as:
+        edit, new = history.record_spec_change(placement, trigger, before, actor)
+        if new and audit_as:
             _audit(actor, audit_as, placement, request, before=before, after=placement.spec)
-    reschedule(placement, trigger=trigger, actor=actor)
+    reschedule(placement, trigger=trigger, actor=actor, edit=edit)
     return placement
 
 
@@ -697,10 +706,10 @@ def create_placement(
     if Placement.objects.filter(hub=hub, kind=kind, namespace=placement.namespace, name=name).exists():
         raise ValidationError({"metadata.name": f"{kind} {placement} already exists on hub {hub}"})
     placement.save()
-    history.record_spec_change(placement, "created", None, actor)
+    created, _ = history.record_spec_change(placement, "created", None, actor)
     _audit(actor, CREATE_ACTION, placement, request, after=placement.spec)
     logger.info("%s %s created on hub %s by %s", kind, placement, hub, history.actor_label(actor))
-    reschedule(placement, trigger="created", actor=actor)
+    reschedule(placement, trigger="created", actor=actor, edit=created)
     return placement
 
 

@@ -10,6 +10,7 @@ urlpatterns = [
     path("placements/upload/", views.placement_upload, name="placement-upload"),
     path("placements/<int:pk>/", views.placement_detail, name="placement-detail"),
     path("placements/<int:pk>/edit/", views.placement_edit, name="placement-edit"),
+    path("placements/<int:pk>/whatif/apply/", views.placement_whatif_apply, name="placement-whatif-apply"),
     path("placements/<int:pk>/rollout/", views.placement_rollout, name="placement-rollout"),
     path("placements/<int:pk>/rollout/section/", views.rollout_section, name="rollout-section"),
     path("placements/<int:pk>/tolerations/", views.placement_tolerations, name="placement-tolerations"),

@@ -1,9 +1,12 @@
 """Placement pages: the list, the detail page (score table, chart, what-if, timeline) and the forms.
 
 The score table is computed from the stored explanation (never by re-running the scheduler); the
-what-if form talks to the API (`/api/placements/<id>/whatif/`). The forms (new placement, edit spec,
+what-if form evaluates through the API (`/api/placements/<id>/whatif/`) and applies through
+`placement_whatif_apply`, which answers with the new score table. The forms (new placement, edit spec,
 upload manifests) write only on POST, through `placement.service` and `placement.importing`.
 """
+
+import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -112,6 +115,8 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict:
     page = Paginator(rows, listing.per_page(request.GET)).get_page(request.GET.get("page"))
     return {
         "placement": placement,
+        # the filters' target: the placement page, also when an Apply answers with this table
+        "score_url": reverse("placement:placement-detail", args=[placement.pk]),
         "prioritizers": prioritizers,
         "score_rows": [(row, row.cells(names)) for row in page.object_list],
         "page": page,
@@ -155,6 +160,46 @@ def placement_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _forbidden(request: HttpRequest, reason: str) -> HttpResponse:
     return render(request, "placement/forbidden.html", {"reason": reason}, status=403)
+
+
+# the history's trigger for a what-if Apply
+WHATIF_TRIGGER = "what-if applied"
+
+
+@login_required
+@require_POST
+def placement_whatif_apply(request: HttpRequest, pk: int) -> HttpResponse:
+    """What-if Apply (POST + CSRF; `spec`: the evaluated spec as JSON), saved by `service.apply_spec`:
+    validated, rescheduled, audited and recorded once in the history (a double submit adds nothing).
+    htmx gets the new score table with the chart's figure, and the selected count and the history
+    swapped out of band; a refusal goes to the what-if errors. A plain form post is redirected."""
+    placement = _visible_placement(request, pk)
+    try:
+        spec = json.loads(request.POST.get("spec", ""))
+        service.apply_spec(placement, spec, actor=request.user, trigger=WHATIF_TRIGGER, request=request)
+    except PermissionDenied as exc:
+        return _whatif_refused(request, str(exc), 403)
+    except ValueError as exc:  # the spec is not JSON
+        return _whatif_refused(request, f"spec: not JSON: {exc}", 400)
+    except ValidationError as exc:
+        return _whatif_refused(request, "; ".join(" ".join(m) for m in exc.message_dict.values()), 400)
+    if not listing.is_htmx(request):
+        messages.success(request, f"{placement}: the what-if spec is applied.")
+        return redirect("placement:placement-detail", pk=placement.pk)
+    placement.refresh_from_db()
+    context = _score_context(request, placement) | {
+        "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
+        "requested": queries.requested(placement),
+    }
+    return render(request, "placement/_whatif_applied.html", context)
+
+
+def _whatif_refused(request: HttpRequest, reason: str, status: int) -> HttpResponse:
+    if not listing.is_htmx(request):
+        return render(request, "placement/forbidden.html", {"reason": reason}, status=status)
+    response = HttpResponse(reason, status=status, content_type="text/plain; charset=utf-8")
+    response["HX-Retarget"], response["HX-Reswap"] = "#whatif-errors", "innerHTML"
+    return response
 
 
 @login_required

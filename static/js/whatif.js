@@ -1,10 +1,11 @@
 // What-if on the placement page: every control change re-runs the scheduler through the API
-// (debounced, nothing saved) and shows the diff, the ranking and the chart; Apply saves the spec.
+// (debounced, nothing saved) and shows the diff, the ranking and the chart; Apply saves the spec, and its
+// answer (htmx) is the new score table with the chart's figure, the selected count and the history.
 (function () {
   "use strict";
   const DEBOUNCE_MS = 250;
   const form = document.getElementById("whatif-form");
-  const chartData = JSON.parse(document.getElementById("chart-data").textContent);
+  let chartData = JSON.parse(document.getElementById("chart-data").textContent);
   const chartConfig = { responsive: true, displayModeBar: false };
 
   function drawChart(figure) {
@@ -225,46 +226,36 @@
     status.textContent = "Reset to the stored spec.";
   });
 
-  function showHistory(changes) {
-    const list = document.getElementById("history");
-    list.replaceChildren();
-    changes.forEach(function (change) {
-      const item = document.createElement("li");
-      const time = document.createElement("time");
-      time.dateTime = change.at;
-      time.textContent = change.at.replace("T", " ").slice(0, 19);
-      const trigger = document.createElement("strong");
-      trigger.className = "trigger";
-      trigger.textContent = change.trigger;
-      item.append(time, " ", trigger);
-      if (change.actor) item.append(" by " + change.actor);
-      if (change.added.length) item.append(" + " + change.added.join(", "));
-      if (change.removed.length) item.append(" − " + change.removed.join(", "));
-      list.appendChild(item);
-    });
-  }
-
   if (applyButton) {
-    applyButton.addEventListener("click", async function () {
+    applyButton.addEventListener("click", function () {
       if (lastSpec === null) return;
       applyButton.disabled = true;
+      errors.textContent = "";
       status.textContent = "Applying…";
-      const response = await fetch(form.dataset.applyUrl, {
-        method: "PATCH",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, Accept: "application/json" },
-        credentials: "same-origin",
-        body: JSON.stringify({ spec: lastSpec }),
+      window.htmx.ajax("POST", form.dataset.applyUrl, {
+        target: "#score-table",
+        swap: "innerHTML",
+        values: { spec: JSON.stringify(lastSpec) },
+        headers: { "X-CSRFToken": csrf },
       });
-      const body = await response.json();
-      if (!response.ok) {
-        showErrors(body);
+    });
+    document.body.addEventListener("htmx:afterSwap", function (event) {
+      const target = event.detail.target;
+      if (target.id === "whatif-errors") {  // refused: the reason is swapped in
+        status.textContent = "Not applied: " + errors.textContent;
         applyButton.disabled = false;
         return;
       }
-      const history = await (await fetch(form.dataset.historyUrl, { credentials: "same-origin" })).json();
-      showHistory(history.results);
+      const applied = document.getElementById("applied-chart");
+      if (target.id !== "score-table" || !applied) return;
+      // the stored spec is now the applied one: the chart and Reset go back to it
+      chartData = JSON.parse(applied.textContent);
+      applied.remove();
+      lastSpec = null;
+      result.hidden = true;
+      drawChart(chartData);
       status.textContent = "Applied: the spec is saved and the placement rescheduled (" +
-        body.selected_count + " selected).";
+        document.getElementById("selected-count").textContent.trim() + " selected / requested).";
     });
   }
 }());

@@ -68,18 +68,18 @@ def test_creating_stores_decisions_as_upstream(web_placement: Placement) -> None
 
 
 def test_history_records_creation_with_the_actor(web_placement: Placement, editor: User) -> None:
-    created = list(web_placement.history.order_by("at", "pk"))
-    assert [c.trigger for c in created] == ["created", "created"]
-    assert created[0].spec_before is None and created[0].spec_after == WEB_SPEC
-    assert created[1].added == sorted(web_placement.explanation["selected"]) and created[1].removed == []
-    assert all(c.actor == editor for c in created)
+    # one entry: the spec it was created with and the decisions that spec led to
+    [created] = web_placement.history.all()
+    assert created.trigger == "created" and created.actor == editor
+    assert created.spec_before is None and created.spec_after == WEB_SPEC
+    assert created.added == sorted(web_placement.explanation["selected"]) and created.removed == []
 
 
 def test_a_second_reschedule_is_stable(web_placement: Placement) -> None:
     events = PlacementEvent.objects.count()
     assert service.reschedule(web_placement, trigger="periodic resync") is None
     assert PlacementEvent.objects.count() == events  # no object changed, so no event, as upstream
-    assert web_placement.history.count() == 2
+    assert web_placement.history.count() == 1
 
 
 def test_evaluate_is_pure_and_takes_a_what_if_spec(web_placement: Placement) -> None:
@@ -122,14 +122,10 @@ def test_apply_spec_reschedules_and_records_the_edit(web_placement: Placement, e
     service.apply_spec(web_placement, spec, actor=editor, trigger="weights edited")
     web_placement.refresh_from_db()
     assert web_placement.spec == spec and web_placement.status["numberOfSelectedClusters"] == 3
-    latest, edit = list(web_placement.history.all()[:2])
-    assert (latest.trigger, len(latest.added), latest.removed, latest.actor) == (
-        "weights edited",
-        1,
-        [],
-        editor,
-    )
-    assert edit.spec_before == WEB_SPEC and edit.spec_after == spec
+    # one entry for the edit: its spec and the decisions it led to
+    edit, created = list(web_placement.history.all())
+    assert (edit.trigger, len(edit.added), edit.removed, edit.actor) == ("weights edited", 1, [], editor)
+    assert edit.spec_before == WEB_SPEC and edit.spec_after == spec and created.trigger == "created"
 
 
 def test_apply_spec_refuses_invalid_specs_and_keeps_the_old_one(
