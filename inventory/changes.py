@@ -1,20 +1,25 @@
 """The change hook: what a sync or watch event changed, and which placements that re-queues.
 
-`register(listener)` subscribes; the sync and the watch call `notify(build(hub, log))` after they
-write. Affected OCM placements come from the upstream trigger chain (OCM spec §8) in
-`placement.scheduler.ocm.triggers`; a MemberCluster change re-queues every ClusterResourcePlacement
-of the hub, a binding its parent CRP.
+`register(listener)` subscribes; the sync and the watch call `notify(build(hub, log))` once their
+rows are committed. `register_recorder(recorder)` subscribes to `record`, which they call inside the
+transaction that writes the rows, for bookkeeping that must be committed with the change (a change and
+the work it owes are stored together, or neither is). Affected OCM placements come from the upstream
+trigger chain in `placement.scheduler.ocm.triggers`; a MemberCluster change re-queues every
+ClusterResourcePlacement of the hub, a binding its parent CRP. Changes a scheduler cannot notice (a
+heartbeat, a condition's timestamp: `inventory.relevance`) are left out.
 """
 
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from django.db import models
+from django.utils import timezone
 
-from inventory import scheduler_inputs
+from inventory import relevance, scheduler_inputs
 from inventory.models import (
     AddOnPlacementScore,
     Hub,
@@ -63,6 +68,12 @@ class Change(Generic[T]):
     def new(self) -> T | None:
         return self._side(1)
 
+    def relevant(self, now: datetime) -> bool:
+        """Whether a scheduler can notice this change at `now`; adds and deletes always count."""
+        if self.rows[0] is None or self.rows[1] is None:
+            return True
+        return relevance.changed(self.old, self.new, now)
+
 
 @dataclass
 class HubChanges:
@@ -84,6 +95,7 @@ class HubChanges:
 
 Listener = Callable[[HubChanges], None]
 _listeners: list[Listener] = []
+_recorders: list[Listener] = []
 
 
 def register(listener: Listener) -> None:
@@ -96,8 +108,27 @@ def unregister(listener: Listener) -> None:
         _listeners.remove(listener)
 
 
+def register_recorder(recorder: Listener) -> None:
+    if recorder not in _recorders:
+        _recorders.append(recorder)
+
+
+def unregister_recorder(recorder: Listener) -> None:
+    if recorder in _recorders:
+        _recorders.remove(recorder)
+
+
+def record(changes: HubChanges) -> None:
+    """Call every recorder inside the writer's transaction; a failing one fails the write with it."""
+    if not changes:
+        return
+    for recorder in list(_recorders):
+        recorder(changes)
+
+
 def notify(changes: HubChanges) -> None:
-    """Call every listener; one failing listener is logged and does not stop the others or the sync."""
+    """Call every listener after the write committed; a failing listener is logged and does not stop the
+    others or the sync (what it owed is recorded: see `record`)."""
     if not changes:
         return
     for listener in list(_listeners):
@@ -140,9 +171,10 @@ def _convert(row: models.Model | None, convert: Callable[[Any], Any]) -> Any:
         return None
 
 
-def build(hub: Hub, log: ChangeLog) -> HubChanges:
-    """Scheduler views of what changed, and the placements the trigger chain re-queues."""
+def build(hub: Hub, log: ChangeLog, now: datetime | None = None) -> HubChanges:
+    """Scheduler views of what changed (noise left out), and the placements the trigger chain re-queues."""
     changes = HubChanges(hub.pk)
+    now = now or timezone.now()
     for old, new in log.rows:
         row = new if new is not None else old
         if isinstance(row, Placement):
@@ -158,7 +190,9 @@ def build(hub: Hub, log: ChangeLog) -> HubChanges:
             # rollouts read placements' results; they are not scheduling inputs
             continue
         target, convert = _CONVERTERS[(type(row), getattr(row, "kind", ""))]
-        getattr(changes, target).append(Change(old, new, convert))
+        change = Change(old, new, convert)
+        if change.relevant(now):
+            getattr(changes, target).append(change)
     if changes.member_clusters:
         changes.cluster_resource_placements |= set(
             Placement.objects.filter(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT).values_list(

@@ -1,12 +1,13 @@
 """Mirror a hub into the database: paged lists, bulk upserts, deletions only after complete lists.
 
 `sync_hub` is the full re-list (Celery task, `sync_hubs`, a watch's re-list after 410 Gone);
-`apply_event` is the single-object path a watch event takes. Both write through `KindRows`.
+`apply_events` is the path watch events take, a burst of them in one transaction (`apply_event` for
+one). Both write through `KindRows`.
 """
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.db import models, transaction
@@ -258,7 +259,7 @@ def sync_hub(
         _fail(hub, run, f"internal error: {type(exc).__name__}: {exc}")
         raise
     _succeed(hub, run, versions)
-    _after_write(hub, log)
+    changes.notify(_after_write(hub, log))
     logger.info(
         "hub %s: %s sync succeeded in %.1fs: %d pages, %d added, %d updated, %d removed",
         hub.name,
@@ -294,10 +295,11 @@ def _succeed(hub: Hub, run: SyncRun, versions: dict[str, str]) -> None:
     run.save(update_fields=["state", "finished_at", "removed", "kinds"])
 
 
-def _after_write(hub: Hub, log: changes.ChangeLog, *, single: bool = False) -> None:
-    """Keep memberships current and tell the change listeners what changed."""
+def _after_write(hub: Hub, log: changes.ChangeLog, *, single: bool = False) -> changes.HubChanges:
+    """Keep memberships current and record what changed (`changes.record`, in the caller's transaction);
+    answers the changes to `notify` once they are committed."""
     if not log:
-        return
+        return changes.HubChanges(hub.pk)
     rows = [row for pair in log.rows for row in pair if row is not None]
     ocm_clusters = [r for r in rows if isinstance(r, ManagedCluster) and r.kind == OCM_CLUSTER]
     if any(isinstance(row, ManagedClusterSet) for row in rows) or (ocm_clusters and not single):
@@ -305,18 +307,34 @@ def _after_write(hub: Hub, log: changes.ChangeLog, *, single: bool = False) -> N
     elif single:
         # a deleted cluster's memberships went with it (cascade); a saved one is recomputed alone
         for _, new in log.rows:
-            if new in ocm_clusters:
+            if isinstance(new, ManagedCluster) and new.kind == OCM_CLUSTER:
                 memberships.update_cluster(new)
-    changes.notify(changes.build(hub, log))
+    hub_changes = changes.build(hub, log)
+    changes.record(hub_changes)
+    return hub_changes
+
+
+Event = tuple[str, dict[str, Any]]
+
+
+def apply_events(hub: Hub, kind: Kind, events: Sequence[Event]) -> bool:
+    """Watch events of one kind, (type, object) with type ADDED, MODIFIED or DELETED, written through the
+    sync's row path in one transaction; only each object's last event counts. Answers whether a row
+    changed. The change listeners hear of it once it is committed, so their work (rescheduling, in
+    process without a broker) holds no lock."""
+    last: dict[str, Event] = {}
+    for event_type, obj in events:
+        last[_name(obj)] = (event_type, obj)
+    log = changes.ChangeLog()
+    table = KindRows(hub, kind, log)
+    with transaction.atomic():
+        table.upsert([obj for event_type, obj in last.values() if event_type != "DELETED"])
+        table.delete([obj for event_type, obj in last.values() if event_type == "DELETED"])
+        hub_changes = _after_write(hub, log, single=True)
+    changes.notify(hub_changes)
+    return bool(log)
 
 
 def apply_event(hub: Hub, kind: Kind, event_type: str, obj: dict[str, Any]) -> bool:
     """One watch event (ADDED, MODIFIED, DELETED) written through the sync's row path; answers changed."""
-    log = changes.ChangeLog()
-    table = KindRows(hub, kind, log)
-    if event_type == "DELETED":
-        table.delete([obj])
-    else:
-        table.upsert([obj])
-    _after_write(hub, log, single=True)
-    return bool(log)
+    return apply_events(hub, kind, [(event_type, obj)])

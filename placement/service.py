@@ -50,6 +50,7 @@ from placement.models import (
 )
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
+from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.manifests import parse_cluster_resource_binding, parse_fleet_object
 from placement.scheduler.fleet.report import FleetScheduleResult
@@ -146,6 +147,14 @@ class HubSnapshot:
     bindings: dict[str, list[fleet.ClusterResourceBinding]] = field(default_factory=dict)
     # AddOnPlacementScore resource name -> sorted validUntil moments (timed runs at expiry)
     score_expiries: dict[str, list[datetime]] = field(default_factory=dict)
+    # When the first heartbeat this snapshot holds goes stale (None: none will). Heartbeats of live Fleet
+    # members are not changes (inventory.relevance), so the stored ones move on while the snapshot keeps
+    # the ones it was built with; past this moment it could call a member stale that is not, and is built
+    # again.
+    fresh_until: datetime | None = None
+
+    def fresh_at(self, now: datetime) -> bool:
+        return self.fresh_until is None or now < self.fresh_until
 
     def next_score_expiry(self, resource_names: Iterable[str], now: datetime) -> datetime | None:
         """The first validUntil after `now` among the scores of these add-on resources."""
@@ -185,14 +194,16 @@ def _snapshot_key(hub: Hub) -> tuple[Any, ...]:
     return (hub.pk, hub.created, version or 0, last_synced)
 
 
-def hub_snapshot(hub: Hub) -> HubSnapshot:
-    """The hub's OCM and Fleet inventories and Fleet bindings; built once per hub state, then reused."""
+def hub_snapshot(hub: Hub, now: datetime | None = None) -> HubSnapshot:
+    """The hub's OCM and Fleet inventories and Fleet bindings; built once per hub state, then reused
+    until a heartbeat it holds goes stale (for a scheduler run at `now`)."""
     key = _snapshot_key(hub)
+    now = _now(now)
     with _snapshots_lock:
         cached = _snapshots.get(hub.pk)
-        if cached is not None and cached.key == key:
+        if cached is not None and cached.key == key and cached.fresh_at(now):
             return cached
-    snapshot = _build_snapshot(hub, key)
+    snapshot = _build_snapshot(hub, key, now)
     with _snapshots_lock:
         _snapshots[hub.pk] = snapshot
     return snapshot
@@ -219,7 +230,18 @@ def _converted(rows: Iterable[Any], convert: Any) -> list[Any]:
     return items
 
 
-def _build_snapshot(hub: Hub, key: tuple[Any, ...]) -> HubSnapshot:
+def _fresh_until(members: Iterable[fleet.MemberCluster], now: datetime) -> datetime | None:
+    """The first moment one of these members' fresh heartbeats becomes stale."""
+    expiries = (
+        agent.last_received_heartbeat + HEARTBEAT_TIMEOUT
+        for member in members
+        for agent in member.agent_status
+        if agent.last_received_heartbeat is not None
+    )
+    return min((moment for moment in expiries if moment > now), default=None)
+
+
+def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapshot:
     clusters = ManagedCluster.objects.filter(hub=hub)
     scores = list(AddOnPlacementScore.objects.filter(hub=hub))
     inventory = LiveOcmInventory(
@@ -241,16 +263,16 @@ def _build_snapshot(hub: Hub, key: tuple[Any, ...]) -> HubSnapshot:
     for score in scores:
         if score.valid_until is not None:
             expiries.setdefault(score.name, []).append(score.valid_until)
+    members = _converted(
+        clusters.filter(kind=ManagedCluster.Kind.MEMBER_CLUSTER), scheduler_inputs.member_cluster
+    )
     return HubSnapshot(
         key,
         inventory,
-        FleetInventory(
-            _converted(
-                clusters.filter(kind=ManagedCluster.Kind.MEMBER_CLUSTER), scheduler_inputs.member_cluster
-            )
-        ),
+        FleetInventory(members),
         bindings,
         {name: sorted(moments) for name, moments in expiries.items()},
+        _fresh_until(members, now),
     )
 
 
@@ -343,7 +365,7 @@ def evaluate(
     scheduling abort, such as a malformed property name, is reported on `spec.policy`).
     """
     parsed = parse(placement, spec)
-    snapshot = snapshot or hub_snapshot(placement.hub)
+    snapshot = snapshot or hub_snapshot(placement.hub, _now(now))
     return _schedule(placement, parsed, snapshot, _now(now), spec=spec)
 
 
@@ -435,7 +457,7 @@ def reschedule(
     from placement import tasks  # tasks call this module
 
     now = _now(now)
-    snapshot = hub_snapshot(placement.hub)
+    snapshot = hub_snapshot(placement.hub, now)
     try:
         parsed = parse(placement)
     except ManifestError as exc:

@@ -1,0 +1,79 @@
+"""Which changes of a hub object a scheduler can notice, and which are noise.
+
+A hub rewrites its objects all the time without changing what a scheduler decides: Fleet member agents
+report a heartbeat every minute, and conditions carry the time they were last written. Such a change is
+still stored (the pages show it), but it neither marks the hub's snapshot stale nor reschedules anything.
+The comparison is made on the scheduler's own inputs (`inventory.scheduler_inputs`), with the moments
+the scheduler never reads taken out.
+"""
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
+from placement.scheduler.fleet.types import AGENT_HEALTHY, AgentStatus, MemberCluster
+from placement.scheduler.ocm import types
+from placement.scheduler.timeutil import ZERO_TIME
+
+# Condition fields that record when a condition was last written or probed. OCM's scheduler reads a
+# ManagedCluster's conditions only through their type and status; a CEL predicate could read these
+# times, and sees them on the cluster's next relevant change or the periodic resync.
+CONDITION_TIMES = frozenset({"lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "lastUpdateTime"})
+
+
+def changed(old: Any, new: Any, now: datetime) -> bool:
+    """Whether a scheduler reading `new` instead of `old` (scheduler inputs, None: absent) at `now` can
+    decide differently. Only clusters have noise; any difference of another kind counts."""
+    if old is None or new is None:
+        return old is not new
+    if isinstance(old, types.ManagedCluster):
+        return _ocm_view(old) != _ocm_view(new)
+    if isinstance(old, MemberCluster):
+        return _member_changed(old, new, now)
+    return bool(old != new)
+
+
+def _ocm_view(cluster: types.ManagedCluster) -> types.ManagedCluster:
+    conditions = tuple(
+        {key: value for key, value in condition.items() if key not in CONDITION_TIMES}
+        for condition in cluster.conditions
+    )
+    return replace(cluster, conditions=conditions)
+
+
+def _member_changed(old: MemberCluster, new: MemberCluster, now: datetime) -> bool:
+    """A member's heartbeat is a scheduler input only through eligibility: a member whose last heartbeat
+    is older than HEARTBEAT_TIMEOUT is not eligible. A heartbeat is therefore relevant when it changes
+    the member's eligibility now (a stale member reports again) or moves backwards; a fresh member's
+    next heartbeat is noise.
+
+    Two things keep that safe. Expiry (a member that stops reporting) comes with no event at all: the
+    periodic resync notices it, as upstream's own scheduler does. And a hub snapshot holding a heartbeat
+    older than the stored one must not call that member stale: `placement.service.hub_snapshot`
+    rebuilds a snapshot once any heartbeat it holds would expire (`HubSnapshot.fresh_until`).
+    """
+    old_beats, new_beats = _heartbeats(old), _heartbeats(new)
+    if any(new_beats.get(agent, ZERO_TIME) < beat for agent, beat in old_beats.items()):
+        return True
+    return _member_view(old, now) != _member_view(new, now)
+
+
+def _heartbeats(member: MemberCluster) -> dict[str, datetime]:
+    return {agent.type: agent.last_received_heartbeat or ZERO_TIME for agent in member.agent_status}
+
+
+def _member_view(member: MemberCluster, now: datetime) -> tuple[Any, ...]:
+    properties = {name: replace(value, observation_time=None) for name, value in member.properties.items()}
+    agents = tuple(_agent_view(agent, now) for agent in member.agent_status)
+    return replace(member, properties=properties, agent_status=()), agents
+
+
+def _agent_view(agent: AgentStatus, now: datetime) -> tuple[Any, ...]:
+    fresh = now - (agent.last_received_heartbeat or ZERO_TIME) <= HEARTBEAT_TIMEOUT
+    # an unhealthy agent's transition time is read: it becomes ineligible once unhealthy for long
+    conditions = tuple(
+        c if c.type == AGENT_HEALTHY and c.status != "True" else replace(c, last_transition_time=None)
+        for c in agent.conditions
+    )
+    return agent.type, conditions, fresh

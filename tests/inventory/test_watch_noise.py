@@ -1,0 +1,146 @@
+"""The watch tells noise from changes: heartbeats and condition timestamps from the real demo hub are
+stored but reschedule nothing and leave the hub's snapshot alone; a label change does both.
+
+The changes are made on the hub before the watch starts, then replayed by the watch in order; a label
+change made last is the sentinel that ends it, so everything before it has been written.
+"""
+
+import threading
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+
+import pytest
+from celery.signals import task_prerun
+from django.utils import timezone
+
+from inventory import changes
+from inventory.demohub import Clock, DemoHub
+from inventory.hubclient import KINDS_BY_NAME
+from inventory.models import Hub, ManagedCluster
+from inventory.watch import HubWatcher
+from placement import service
+from placement.models import HubInventoryVersion, Placement
+from tests.factories import synced_demo_hub_row
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]
+AVAILABLE = "ManagedClusterConditionAvailable"
+
+
+@pytest.fixture
+def demo_hub() -> Iterator[DemoHub]:
+    # the hub's clock stands still unless the test moves it, so every heartbeat is a new value
+    with DemoHub(
+        clusters=12, fleet=True, seed=7, bookmark_seconds=0.2, clock=Clock.frozen(timezone.now())
+    ) as hub:
+        yield hub
+
+
+@pytest.fixture
+def hub(demo_hub: DemoHub) -> Hub:
+    return synced_demo_hub_row(demo_hub)
+
+
+@pytest.fixture
+def reschedules() -> Iterator[list[int]]:
+    """Placement ids of the reschedule runs, as Celery starts them."""
+    runs: list[int] = []
+
+    def started(sender=None, args=(), **_: object) -> None:
+        if sender is not None and sender.name == "placement.tasks.reschedule_placement":
+            runs.append(args[0])
+
+    task_prerun.connect(started, weak=False)
+    yield runs
+    task_prerun.disconnect(started)
+
+
+def version(hub: Hub) -> int:
+    return HubInventoryVersion.objects.filter(hub=hub).values_list("version", flat=True).first() or 0
+
+
+def watch_until_labelled(hub: Hub, kind: str, name: str) -> list[changes.HubChanges]:
+    """Watch one kind until the cluster `name` is heard with label tier=gold; answers what was heard."""
+    heard: list[changes.HubChanges] = []
+    stop = threading.Event()
+    safety = threading.Timer(15, stop.set)
+
+    def listener(hub_changes: changes.HubChanges) -> None:
+        heard.append(hub_changes)
+        views: list[changes.Change] = [*hub_changes.clusters, *hub_changes.member_clusters]
+        if any(c.new and c.new.name == name and c.new.labels.get("tier") == "gold" for c in views):
+            stop.set()
+
+    changes.register(listener)
+    safety.start()
+    try:
+        HubWatcher(hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME[kind])
+    finally:
+        safety.cancel()
+        changes.unregister(listener)
+    return heard
+
+
+def names(heard: list[changes.HubChanges], field: Callable[[changes.HubChanges], list]) -> list[list[str]]:
+    return [sorted((c.new or c.old).name for c in field(h)) for h in heard]
+
+
+def test_heartbeats_reschedule_nothing_and_a_label_change_does(
+    demo_hub: DemoHub, hub: Hub, reschedules
+) -> None:
+    members = demo_hub.store.names("MemberCluster")
+    crps = set(
+        Placement.objects.filter(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT).values_list(
+            "pk", flat=True
+        )
+    )
+    assert crps
+    before = version(hub)
+    demo_hub.clock.advance(30)
+    assert demo_hub.churn.beat() > 1
+    demo_hub.store.patch("MemberCluster", members[0], {"metadata": {"labels": {"tier": "gold"}}})
+
+    heard = watch_until_labelled(hub, "MemberCluster", members[0])
+
+    assert names(heard, lambda h: h.member_clusters) == [[members[0]]]
+    assert version(hub) == before + 1
+    assert sorted(reschedules) == sorted(crps)
+    # the heartbeats are stored all the same
+    beat = demo_hub.store.get("MemberCluster", members[1])["status"]["agentStatus"][0][
+        "lastReceivedHeartbeat"
+    ]
+    stored = ManagedCluster.objects.get(hub=hub, kind="MemberCluster", name=members[1])
+    assert stored.agent_status[0]["lastReceivedHeartbeat"] == beat
+
+
+def test_a_condition_timestamp_is_noise_and_its_status_is_not(
+    demo_hub: DemoHub, hub: Hub, reschedules
+) -> None:
+    clusters = demo_hub.store.names("ManagedCluster")
+    quiet, flipped, sentinel = clusters[0], clusters[1], clusters[2]
+    before = version(hub)
+    demo_hub.clock.advance(30)
+    for name, status in ((quiet, None), (flipped, "Unknown")):
+        cluster = demo_hub.store.get("ManagedCluster", name)
+        conditions = cluster["status"]["conditions"]
+        for condition in conditions:
+            if condition["type"] == AVAILABLE:
+                condition["lastTransitionTime"] = demo_hub.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
+                condition["status"] = status or condition["status"]
+        demo_hub.store.patch(
+            "ManagedCluster", name, {"status": {"conditions": conditions}}, subresource="status"
+        )
+    demo_hub.store.patch("ManagedCluster", sentinel, {"metadata": {"labels": {"tier": "gold"}}})
+
+    heard = watch_until_labelled(hub, "ManagedCluster", sentinel)
+
+    assert sorted(sum(names(heard, lambda h: h.clusters), [])) == sorted([flipped, sentinel])
+    assert version(hub) - before == len(heard)
+
+
+def test_a_snapshot_is_rebuilt_once_a_heartbeat_it_holds_goes_stale(hub: Hub) -> None:
+    """Heartbeats do not mark the snapshot stale, so it may hold older ones than the rows: it is not
+    used past the moment the first of them would expire."""
+    snapshot = service.hub_snapshot(hub)
+    assert snapshot.fresh_until is not None
+    assert service.hub_snapshot(hub, snapshot.fresh_until - timedelta(seconds=1)) is snapshot
+    assert service.hub_snapshot(hub, snapshot.fresh_until) is not snapshot
