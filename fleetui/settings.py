@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A page action that cannot queue its task (the broker is down) answers 503 with a message.
+    "fleetui.taskqueue.TaskQueueUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "fleetui.urls"
@@ -137,6 +139,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # A broker that is down answers 503 {"detail": "task queue unavailable, try again"}, not 500.
+    "EXCEPTION_HANDLER": "fleetui.taskqueue.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Fleet Placement Dashboard API",

@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
 VISIBILITY_SECONDS = 4
 LEASE_SECONDS = 3
+LONG_LEASE_SECONDS = 10
 # 1,200 clusters in pages of 500, each answer 300 ms late: the sync is still listing when it is killed.
 CLUSTERS = 1200
 LATENCY_MS = 300
@@ -143,7 +144,9 @@ def test_a_sync_whose_pool_process_is_killed_is_requeued_at_once(
 ) -> None:
     hub = DemoHubRowFactory(name="demo", server_url=slow_hub.url)
     log = tmp_path / "worker.log"
-    with celery_worker(worker_env, queue, log, pool="prefork") as worker:
+    # a lease the requeued message surely arrives within, so it finds the dead attempt's lock
+    env = {**worker_env, "HUB_SYNC_LEASE_SECONDS": str(LONG_LEASE_SECONDS)}
+    with celery_worker(env, queue, log, pool="prefork") as worker:
         message = sync_hub.apply_async((hub.pk, SyncRun.Trigger.MANUAL), queue=queue)
         wait_for("the first page of the sync", lambda: running_run(hub) is not None)
         dead = running_run(hub)
