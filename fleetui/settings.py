@@ -193,6 +193,9 @@ CELERY_BEAT_SCHEDULE = {
     # failed step's retry, a message a dead worker lost) are stepped within about 2 s of their due time.
     "reconcile-due-runs": {"task": "placement.tasks.reconcile_due_runs", "schedule": 2.0},
     "rolling-update-due-rounds": {"task": "placement.tasks.rolling_update_due_rounds", "schedule": 2.0},
+    # Reschedules a hub change still owes (its run could not be queued: broker down; or failed) are queued
+    # again; one indexed query when there are none.
+    "sweep-pending-reschedules": {"task": "placement.tasks.sweep_pending_reschedules", "schedule": 5.0},
 }
 # A beat message not started within its own interval is dropped: the next one does the same work, so a
 # worker that was stopped for a while does not come back to a backlog of identical runs.

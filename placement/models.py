@@ -60,6 +60,11 @@ class Placement(models.Model):
     requeue_at = models.DateTimeField(null=True, blank=True)
     # Set while a reschedule is queued, so a burst of changes enqueues one run (placement.tasks).
     reschedule_queued_at = models.DateTimeField(null=True, blank=True)
+    # Set (with the trigger text) while a hub change still owes this placement a reschedule: written with
+    # the change and cleared when a run that started after it succeeds, so a reschedule that could not be
+    # queued (broker down) or failed in-process is done later by placement.tasks.sweep_pending_reschedules.
+    reschedule_pending_since = models.DateTimeField(null=True, blank=True, db_index=True)
+    reschedule_pending_trigger = models.CharField(max_length=200, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -1,7 +1,7 @@
 """The placement service: evaluate placements on a hub's current inventory, store what they decide.
 
 - `hub_snapshot(hub)`: the scheduler inventories of one hub, built once from the rows and cached per
-  process until the hub's data changes (`invalidate_snapshot`, called by the change listener).
+  process until the hub's data changes (`invalidate_snapshot`, called by the change recorder).
 - `evaluate`: pure; what the scheduler decides now, optionally for another spec (what-if).
 - `reschedule`: evaluate and store as upstream stores it: dashboard-owned placements get
   PlacementDecisions / ClusterResourceBindings, conditions, events and history; hub-owned ones (the

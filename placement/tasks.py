@@ -29,6 +29,10 @@ logger = logging.getLogger(__name__)
 
 # A queued marker older than this belongs to a lost message; the next change queues a new run.
 QUEUED_TTL = timedelta(minutes=2)
+# A pending reschedule this old has had its chance to run: the sweep queues it (again).
+PENDING_GRACE_SECONDS = 10.0
+# Pending reschedules the sweep queues at most per run; the next run takes the rest.
+SWEEP_LIMIT = 500
 PERIODIC_RESYNC = "periodic resync"
 
 
@@ -36,27 +40,76 @@ def request_reschedule(placement_ids: list[int], trigger: str) -> list[int]:
     """Queue one reschedule per placement unless one is already queued; answers the ids queued now.
 
     The marker (`Placement.reschedule_queued_at`) is taken with a compare-and-set UPDATE and cleared
-    when the run starts, so changes arriving during a run queue the next one.
+    when the run starts, so changes arriving during a run queue the next one. A run that cannot be
+    queued (the broker is down) or, in-process, fails is logged and left pending (`mark_pending`) for
+    `sweep_pending_reschedules`.
     """
     queued = []
     for placement_id in placement_ids:
         now = timezone.now()
         free = Q(reschedule_queued_at__isnull=True) | Q(reschedule_queued_at__lt=now - QUEUED_TTL)
-        if Placement.objects.filter(free, pk=placement_id).update(reschedule_queued_at=now):
-            queued.append(placement_id)
+        if not Placement.objects.filter(free, pk=placement_id).update(reschedule_queued_at=now):
+            continue
+        try:
             reschedule_placement.delay(placement_id, trigger)
+        except Exception:
+            logger.exception("reschedule of placement %s (%s) left pending", placement_id, trigger)
+            # no message holds the marker now: the sweep or the next change may queue the run
+            Placement.objects.filter(pk=placement_id, reschedule_queued_at=now).update(
+                reschedule_queued_at=None
+            )
+            mark_pending([placement_id], trigger, retry=True)
+            continue
+        queued.append(placement_id)
     return queued
+
+
+def mark_pending(placement_ids: list[int], trigger: str, *, retry: bool = False) -> None:
+    """Record that these placements owe a reschedule. A first marker keeps its time and trigger, so the
+    oldest change is what a run must come after; `retry` moves the time to now (a failed attempt is
+    tried again by the sweep after PENDING_GRACE_SECONDS, not at once)."""
+    now = timezone.now()
+    rows = Placement.objects.filter(pk__in=placement_ids)
+    if retry:
+        rows.update(reschedule_pending_since=now, reschedule_pending_trigger=trigger[:200])
+    else:
+        rows.filter(reschedule_pending_since__isnull=True).update(
+            reschedule_pending_since=now, reschedule_pending_trigger=trigger[:200]
+        )
 
 
 @shared_task(**REDELIVER_IF_LOST)
 def reschedule_placement(placement_id: int, trigger: str) -> dict[str, Any]:
-    """Reschedule one placement; answers {"state": "rescheduled"|"gone", "changed": bool}."""
+    """Reschedule one placement; answers {"state": "rescheduled"|"gone", "changed": bool}. Success clears
+    the pending marker of changes older than the run (newer ones have queued the next run)."""
+    started = timezone.now()
     Placement.objects.filter(pk=placement_id).update(reschedule_queued_at=None)
     placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
     if placement is None:
         return {"state": "gone", "changed": False}
     change = service.reschedule(placement, trigger=trigger)
+    if placement.reschedule_pending_since is not None:
+        Placement.objects.filter(pk=placement_id, reschedule_pending_since__lte=started).update(
+            reschedule_pending_since=None, reschedule_pending_trigger=""
+        )
     return {"state": "rescheduled", "changed": change is not None}
+
+
+@shared_task
+def sweep_pending_reschedules(grace_seconds: float = PENDING_GRACE_SECONDS) -> list[int]:
+    """Run every few seconds (celery beat, or in-process): queue the reschedules hub changes still owe
+    whose marker is older than `grace_seconds` (their own run could not be queued, or failed). One indexed
+    query when there are none. Answers the ids queued."""
+    cutoff = timezone.now() - timedelta(seconds=grace_seconds)
+    pending = (
+        Placement.objects.filter(reschedule_pending_since__lte=cutoff)
+        .order_by("reschedule_pending_since")
+        .values_list("pk", "reschedule_pending_trigger")[:SWEEP_LIMIT]
+    )
+    by_trigger: dict[str, list[int]] = {}
+    for placement_id, trigger in pending:
+        by_trigger.setdefault(trigger or "pending reschedule", []).append(placement_id)
+    return [pk for trigger, ids in by_trigger.items() for pk in request_reschedule(ids, trigger)]
 
 
 def partition(ids: Sequence[int], chunk_size: int, workers: int) -> list[list[int]]:
@@ -222,18 +275,30 @@ def describe(changes: HubChanges) -> str:
     return ", ".join(dict.fromkeys(texts))[:200]
 
 
-def on_hub_changes(changes: HubChanges) -> None:
-    """The inventory change listener: mark the hub's snapshot stale, queue the affected placements."""
-    service.invalidate_snapshot(changes.hub_id)
+def affected(changes: HubChanges) -> list[int]:
+    """Ids of the hub's placements the change re-queues."""
     placements = Placement.objects.filter(hub_id=changes.hub_id)
     ocm_keys = changes.placements
     crp_names = changes.cluster_resource_placements
-    ids = [
+    return [
         pk
         for pk, kind, namespace, name in placements.values_list("pk", "kind", "namespace", "name")
         if ((namespace, name) in ocm_keys if kind == Placement.Kind.PLACEMENT else name in crp_names)
     ]
-    if ids:
+
+
+def record_hub_changes(changes: HubChanges) -> None:
+    """The inventory change recorder, in the transaction that writes the hub's rows: mark the hub's
+    snapshot stale and the affected placements pending, so the reschedules are owed even if queueing
+    them after the commit fails."""
+    service.invalidate_snapshot(changes.hub_id)
+    if ids := affected(changes):
+        mark_pending(ids, describe(changes))
+
+
+def on_hub_changes(changes: HubChanges) -> None:
+    """The inventory change listener, once the rows are committed: queue the affected placements."""
+    if ids := affected(changes):
         request_reschedule(ids, describe(changes))
 
 

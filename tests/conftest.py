@@ -4,6 +4,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from celery.signals import task_prerun
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
@@ -72,3 +73,17 @@ def tasks_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setitem(app.conf, "task_always_eager", True)
     monkeypatch.setitem(app.conf, "task_eager_propagates", True)
+
+
+@pytest.fixture
+def reschedules() -> Iterator[list[int]]:
+    """Placement ids of the reschedule runs, in the order Celery starts them."""
+    runs: list[int] = []
+
+    def started(sender: object = None, args: tuple = (), **_: object) -> None:
+        if getattr(sender, "name", "") == "placement.tasks.reschedule_placement":
+            runs.append(args[0])
+
+    task_prerun.connect(started, weak=False)
+    yield runs
+    task_prerun.disconnect(started)

@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
-from celery.signals import task_prerun
 from django.utils import timezone
 
 from inventory import changes
@@ -38,20 +37,6 @@ def demo_hub() -> Iterator[DemoHub]:
 @pytest.fixture
 def hub(demo_hub: DemoHub) -> Hub:
     return synced_demo_hub_row(demo_hub)
-
-
-@pytest.fixture
-def reschedules() -> Iterator[list[int]]:
-    """Placement ids of the reschedule runs, as Celery starts them."""
-    runs: list[int] = []
-
-    def started(sender=None, args=(), **_: object) -> None:
-        if sender is not None and sender.name == "placement.tasks.reschedule_placement":
-            runs.append(args[0])
-
-    task_prerun.connect(started, weak=False)
-    yield runs
-    task_prerun.disconnect(started)
 
 
 def version(hub: Hub) -> int:
