@@ -2,7 +2,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("placement", "0007_run_claims_errors_history_keys"),
     ]
