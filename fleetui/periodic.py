@@ -20,7 +20,7 @@ from typing import Any
 from celery import Celery
 from celery.schedules import BaseSchedule, maybe_schedule
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +44,7 @@ class Entry:
 def entries(app: Celery, schedule: Mapping[str, Mapping[str, Any]] | None = None) -> list[Entry]:
     """The entries of `schedule` (default: settings.CELERY_BEAT_SCHEDULE), first due one interval on."""
     schedule = settings.CELERY_BEAT_SCHEDULE if schedule is None else schedule
+    app.loader.import_default_modules()  # every app's tasks.py, as a worker registers them
     found = []
     for name, options in schedule.items():
         when = maybe_schedule(options["schedule"], app=app)
@@ -75,12 +76,15 @@ def run_entry(app: Celery, entry: Entry) -> bool:
 
 
 def _follow(app: Celery, entry: Entry, stop: threading.Event) -> None:
-    while not stop.is_set():
-        due, wait = entry.schedule.is_due(entry.last_run_at)
-        if due:
-            run_entry(app, entry)
-            _, wait = entry.schedule.is_due(entry.last_run_at)
-        stop.wait(min(max(wait, MIN_WAIT), MAX_WAIT))
+    try:
+        while not stop.is_set():
+            due, wait = entry.schedule.is_due(entry.last_run_at)
+            if due:
+                run_entry(app, entry)
+                _, wait = entry.schedule.is_due(entry.last_run_at)
+            stop.wait(min(max(wait, MIN_WAIT), MAX_WAIT))
+    finally:
+        connection.close()  # this thread's own database connection
 
 
 def serve(app: Celery, stop: threading.Event, found: list[Entry] | None = None) -> list[threading.Thread]:

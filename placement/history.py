@@ -32,13 +32,14 @@ def _actor_fields(actor: AbstractBaseUser | str | None) -> dict[str, Any]:
     return {"actor": None, "actor_name": actor or ""}
 
 
-def change_key(placement: Placement, *parts: Any) -> str:
-    """The idempotency key of a change: the placement, the history entry it follows, and what changed
-    (`parts`). Two writers of the same change (a double-submitted Apply, a reschedule racing it) both
-    follow the same entry and get the same key, so the unique (placement, key) keeps one row; the same
-    change made again later follows another entry and is recorded again."""
-    latest = placement.history.order_by("-at", "-pk").values_list("pk", flat=True).first()
-    payload = json.dumps([placement.pk, latest, *parts], sort_keys=True, default=str)
+def change_key(placement: Placement, *parts: Any, follows: Any = None) -> str:
+    """The idempotency key of a change: the placement, the state the writer saw (`follows`, default: the
+    history entry it follows) and what changed (`parts`). Two writers of the same change (a
+    double-submitted Apply, a reschedule racing it) saw the same state and get the same key, so the
+    unique (placement, key) keeps one row; the same change made again later follows another state."""
+    if follows is None:
+        follows = placement.history.order_by("-at", "-pk").values_list("pk", flat=True).first()
+    payload = json.dumps([placement.pk, follows, *parts], sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -97,12 +98,15 @@ def record_spec_change(
     trigger: str,
     before: Mapping[str, Any] | None,
     actor: AbstractBaseUser | str | None,
+    *,
+    follows: Any = None,
 ) -> tuple[DecisionChange, bool]:
     """A spec edit (or creation): before/after, the actor; the selection it leads to is written into the
     same entry (record_change(into=...)). Answers the entry and whether it is new (False: the same edit
-    was recorded by another request, e.g. a double submit)."""
+    was recorded by another request, e.g. a double submit). `follows`: the placement's version the
+    editor started from (its `updated` before the save), so two submits of one edit share a key."""
     current = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first() or []
-    key = change_key(placement, "spec", before, placement.spec)
+    key = change_key(placement, "spec", before, placement.spec, follows=follows)
     change, created = _create_once(
         placement,
         key,

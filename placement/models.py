@@ -65,6 +65,10 @@ class Placement(models.Model):
     # queued (broker down) or failed in-process is done later by placement.tasks.sweep_pending_reschedules.
     reschedule_pending_since = models.DateTimeField(null=True, blank=True, db_index=True)
     reschedule_pending_trigger = models.CharField(max_length=200, blank=True)
+    # The claim of the runner executing a rolling-update round of a dashboard-owned CRP (placement.claims):
+    # one runner at a time, on SQLite as on PostgreSQL; a claim past its time belongs to a dead runner.
+    rollout_claimed_until = models.DateTimeField(null=True, blank=True)
+    rollout_claim_owner = models.CharField(max_length=32, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -211,8 +215,9 @@ class DecisionChange(models.Model):
     spec_before = models.JSONField(null=True, blank=True)
     spec_after = models.JSONField(null=True, blank=True)
     # Identifies the change (placement.history.change_key): a second writer of the same change, e.g. a
-    # double-submitted Apply or a reschedule racing it, finds it recorded instead of adding a copy.
-    key = models.CharField(max_length=64, null=True, blank=True)
+    # double-submitted Apply or a reschedule racing it, finds it recorded instead of adding a copy. NULL
+    # (not "") for entries recorded before keys existed: NULLs never collide in the unique constraint.
+    key = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         ordering = ["-at", "-pk"]

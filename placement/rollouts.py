@@ -570,7 +570,7 @@ def reconcile_run(run_id: int, now: datetime | None = None, *, force: bool = Fal
 def _failed(run: StagedUpdateRun, exc: Exception, now: datetime) -> dict[str, Any]:
     """Store the failure on the run and make its step due again after the backoff."""
     if isinstance(exc, HubError):
-        error = f"hub {run.hub.name}: {exc}"
+        error = str(exc)  # names the hub and the request
     elif isinstance(exc, ManifestError):
         error = f"cannot read {exc.field}: {exc.message}"
     else:

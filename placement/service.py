@@ -678,12 +678,12 @@ def apply_spec(
     if placement.read_only:
         raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
     validate_spec(placement, spec)
-    before = copy.deepcopy(placement.spec)
+    before, version = copy.deepcopy(placement.spec), placement.updated
     placement.spec = dict(spec)
     placement.save(update_fields=["spec", "updated"])
     edit = None
     if before != placement.spec:
-        edit, new = history.record_spec_change(placement, trigger, before, actor)
+        edit, new = history.record_spec_change(placement, trigger, before, actor, follows=version)
         if new and audit_as:
             _audit(actor, audit_as, placement, request, before=before, after=placement.spec)
     reschedule(placement, trigger=trigger, actor=actor, edit=edit)
