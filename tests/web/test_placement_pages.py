@@ -47,12 +47,18 @@ def chart_values(page) -> list:
 
 
 def assert_applied(page, placement: Placement) -> None:
-    page.wait_for_selector("#history >> text=spec edited")
+    page.wait_for_selector("#history >> text=what-if applied")
     assert "by ops" in page.inner_text("#history")
-    assert "Applied" in page.inner_text("#whatif-status")
+    page.wait_for_function("document.getElementById('whatif-status').textContent.includes('Applied')")
     assert page.evaluate("window.__noReload") is True
     placement.refresh_from_db()
     assert placement.spec["prioritizerPolicy"]["configurations"][0]["weight"] == -10
+    # the score table and the chart now show the applied decision
+    selected = placement.explanation["selected"]
+    assert page.inner_text("#selected-count").startswith(f"{len(selected)} /")
+    table = page.inner_text("#score-table")
+    assert all(name in table for name in selected)
+    assert page.is_hidden("#whatif-result")
 
 
 def test_move_a_weight_see_diff_and_chart_then_apply(browser, live_server, password, shop) -> None:

@@ -2,10 +2,14 @@
 rolls out a new resource snapshot."""
 
 import re
+import threading
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 
+from fleetui import periodic
+from fleetui.celery import app
 from inventory.demohub import DemoHub
 from placement import rolling, views
 from placement.models import Placement
@@ -17,8 +21,21 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def web(live_hub: DemoHub, tasks_in_process: None, monkeypatch: pytest.MonkeyPatch) -> Placement:
-    """In-process, the page runs due rounds itself; rounds and the page poll every second here."""
+def runner(tasks_in_process: None) -> Iterator[None]:
+    """The in-process periodic runner of `make run`, for the rolling updates' entry: it runs due rounds."""
+    stop = threading.Event()
+    rounds = [entry for entry in periodic.entries(app) if entry.name == "rolling-update-due-rounds"]
+    threads = periodic.serve(app, stop, rounds)
+    yield
+    stop.set()
+    for thread in threads:
+        thread.join(30)
+
+
+@pytest.fixture
+def web(live_hub: DemoHub, runner: None, monkeypatch: pytest.MonkeyPatch) -> Placement:
+    """In-process, the periodic runner runs due rounds (the page only shows them); rounds and the page
+    poll every second here."""
     monkeypatch.setattr(rolling, "POLL", timedelta(seconds=1))
     monkeypatch.setattr(views, "ROLLOUT_POLL_SECONDS", 1)
     hub = synced_demo_hub_row(live_hub)
