@@ -64,14 +64,11 @@ def entries(app: Celery, schedule: Mapping[str, Mapping[str, Any]] | None = None
 def run_entry(app: Celery, entry: Entry) -> bool:
     """Run the entry's task here, now; answers whether it succeeded (a failure is logged)."""
     entry.last_run_at = entry.schedule.now()
-    close_old_connections()  # a long-lived process: drop connections the database closed meanwhile
     try:
         app.tasks[entry.task].apply(args=entry.args, kwargs=entry.kwargs, throw=True)
     except Exception:
         logger.exception("periodic %s (%s) failed; it runs again at its next time", entry.name, entry.task)
         return False
-    finally:
-        close_old_connections()
     return True
 
 
@@ -80,7 +77,9 @@ def _follow(app: Celery, entry: Entry, stop: threading.Event) -> None:
         while not stop.is_set():
             due, wait = entry.schedule.is_due(entry.last_run_at)
             if due:
+                close_old_connections()  # a long-lived thread: drop a connection the database closed
                 run_entry(app, entry)
+                close_old_connections()
                 _, wait = entry.schedule.is_due(entry.last_run_at)
             stop.wait(min(max(wait, MIN_WAIT), MAX_WAIT))
     finally:

@@ -416,6 +416,7 @@ def due(now: datetime) -> list[int]:
     rows = (
         Placement.objects.filter(claims.is_free(CLAIM_PREFIX, now))
         .filter(owner=Owner.DASHBOARD, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+        .order_by("pk")
         .values_list("pk", "status__rollout__requeueAt")
     )
     return [pk for pk, moment in rows if moment and (parse_time(moment) or now) <= now]
