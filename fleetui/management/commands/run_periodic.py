@@ -5,6 +5,7 @@ staged update runs, rolling-update rounds, periodic hub syncs and placement resy
 settings.CELERY_BEAT_SCHEDULE gains later. With a broker configured, celery beat does this (`make beat`).
 """
 
+import logging
 import signal
 import threading
 from types import FrameType
@@ -32,6 +33,8 @@ class Command(BaseCommand):
                 "(make beat, make worker)",
                 returncode=2,
             )
+        # a line per task every 2 s would bury the development server's log; failures are still logged
+        logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
         found = periodic.entries(app)
         if once:
             failed = [entry.name for entry in found if not periodic.run_entry(app, entry)]
