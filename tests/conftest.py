@@ -1,7 +1,9 @@
 """Shared fixtures: users, the demo fleet, and the real services (PostgreSQL, Redis) CI provides."""
 
 import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from celery.signals import task_prerun
@@ -11,6 +13,7 @@ from django.test import Client
 
 from inventory.demohub import DemoHub
 from tests.factories import PASSWORD, UserFactory
+from tests.servers import RedisServer
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -55,6 +58,21 @@ def broker_url() -> str:
 @pytest.fixture
 def database_url() -> str:
     return require_service("DATABASE_URL", "the external database")
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server of this test alone, not started yet, killed afterwards; for taking a broker down."""
+    if shutil.which("redis-server") is None:
+        message = "redis-server is not installed (make services installs it)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    server = RedisServer(tmp_path)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture

@@ -5,14 +5,9 @@ The broker is a redis-server of this test alone, killed and started again on the
 Redis of the test run is never touched. The site's Celery app is pointed at it for the test.
 """
 
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import redis
 from celery import Celery
 from django.test import Client
 from django.urls import reverse
@@ -21,63 +16,17 @@ from rest_framework.test import APIClient
 from fleetui.celery import app as site_app
 from inventory.models import Hub, SyncRun
 from tests.factories import HubFactory, UserFactory
+from tests.servers import RedisServer
 
 pytestmark = pytest.mark.django_db
 
 PAGE_MESSAGE = "Task queue unavailable, try again."
-QUEUE = "celery"  # Celery's default queue: where "Sync now" puts its message
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class OwnRedis:
-    """A throwaway redis-server on a free loopback port, without persistence; stop() kills it."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder, self.port = folder, free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        command = [
-            "redis-server",
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-        ]
-        command += ["no", "--dir", str(self.folder)]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline, "redis-server did not answer within 10 s"
-                time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
-
-    def queued(self) -> int:
-        return int(redis.Redis.from_url(self.url).llen(QUEUE))
 
 
 @pytest.fixture
-def broker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRedis]:
+def broker(own_redis: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[RedisServer]:
     """This test's redis-server, and the site's tasks queued on it (not run in-process)."""
-    server = OwnRedis(tmp_path)
+    server = own_redis
     server.start()
     # Celery reads CELERY_BROKER_URL from the environment before its configuration
     monkeypatch.setenv("CELERY_BROKER_URL", server.url)
@@ -91,7 +40,6 @@ def broker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRedis
     finally:
         site_app.set_current()
         app.close()
-        server.stop()
 
 
 @pytest.fixture
@@ -113,7 +61,7 @@ def staff_api() -> APIClient:
 
 
 def test_sync_now_on_the_page_answers_503_with_a_message_while_the_broker_is_down(
-    broker: OwnRedis, hub: Hub, staff: Client
+    broker: RedisServer, hub: Hub, staff: Client
 ) -> None:
     hubs = reverse("inventory:hub-list")
     url = reverse("inventory:hub-sync", args=[hub.pk])
@@ -142,7 +90,7 @@ def test_sync_now_on_the_page_answers_503_with_a_message_while_the_broker_is_dow
 
 
 def test_sync_now_in_the_api_answers_503_while_the_broker_is_down(
-    broker: OwnRedis, hub: Hub, staff_api: APIClient
+    broker: RedisServer, hub: Hub, staff_api: APIClient
 ) -> None:
     url = f"/api/hubs/{hub.pk}/sync/"
     broker.stop()

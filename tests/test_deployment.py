@@ -3,7 +3,6 @@ processes up on this machine against the real PostgreSQL and Redis."""
 
 import os
 import shutil
-import socket
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import IN_CI, require_service
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 APP_SERVICES = {"web", "worker", "beat", "watch"}
@@ -67,15 +67,9 @@ def test_procfile_matches_the_compose_topology() -> None:
     assert all("--concurrency 1" in processes[f"worker{n}"] for n in (1, 2))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def make_up_and_down(tmp_path: Path, settings: list[str], *make_args: str) -> str:
     """`make up` with these .env lines, its health probe, then `make down`; returns the processes' log."""
-    port = _free_port()
+    port = free_port()
     env_file, pid_file, log_file = tmp_path / "up.env", tmp_path / "up.pid", tmp_path / "up.log"
     lines = ["SECRET_KEY=" + "k" * 60, "DEBUG=0", f"WEB_BIND=127.0.0.1:{port}", *settings]
     env_file.write_text("\n".join(lines) + "\n")

@@ -8,73 +8,13 @@ outage; the change and the worker run in a process of their own on a SQLite file
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-import redis
-
-from tests.conftest import IN_CI
+from tests.servers import RedisServer
 
 BASE_DIR = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class OwnRedis:
-    """A throwaway redis-server on one port, started and stopped by the test."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        command = [
-            "redis-server",
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port)
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise AssertionError(f"redis-server on port {self.port} did not answer")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(10)
-            self.process = None
-
-
-@pytest.fixture
-def own_redis() -> Iterator[OwnRedis]:
-    if shutil.which("redis-server") is None:
-        if IN_CI:
-            pytest.fail("redis-server must be installed in CI")
-        pytest.skip("redis-server is not installed")
-    server = OwnRedis(free_port())
-    yield server
-    server.stop()
 
 
 def run(phase: str, tmp_path: Path, port: int) -> tuple[dict, str]:
@@ -97,7 +37,7 @@ def run(phase: str, tmp_path: Path, port: int) -> tuple[dict, str]:
 
 
 def test_a_broker_outage_leaves_reschedules_pending_and_the_sweep_completes_them(
-    tmp_path: Path, own_redis: OwnRedis
+    tmp_path: Path, own_redis: RedisServer
 ) -> None:
     down, log = run("down", tmp_path, own_redis.port)
     # the first sync's reschedules could not be queued either; a marker keeps its first trigger

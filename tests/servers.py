@@ -1,0 +1,51 @@
+"""Servers of one test alone: a free loopback port, and a redis-server for taking a broker down.
+
+The shared Redis of the test run is never stopped; a test's own listens on a free loopback port, keeps
+nothing on disk, and is killed by its fixture (`own_redis` in tests/conftest.py).
+"""
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class RedisServer:
+    """Not started until `start()`; `stop()` kills it, and `start()` again serves the same port."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.port = folder, free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline, "redis-server did not answer within 10 s"
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self.process = None
+
+    def queued(self, queue: str = "celery") -> int:
+        """Messages waiting in a Celery queue (the default one unless named)."""
+        return int(redis.Redis.from_url(self.url).llen(queue))
