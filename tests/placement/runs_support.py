@@ -134,6 +134,11 @@ class Stepper:
         return now
 
 
+def its_time_comes(run: StagedUpdateRun) -> None:
+    """The run's next step is due now (its requeue time has come)."""
+    StagedUpdateRun.objects.filter(pk=run.pk, requeue_at__isnull=False).update(requeue_at=timezone.now())
+
+
 def condition(holder: Mapping[str, Any] | None, kind: str) -> tuple[str, str] | None:
     """(status, reason) of the condition of type `kind` in `holder["conditions"]`."""
     found = next((c for c in (holder or {}).get("conditions") or () if c["type"] == kind), None)
@@ -227,6 +232,11 @@ def approval_request(
         placement__hub=hub, owner=owner, name=f"run-{name}", status=status, **run_fields
     )
     return ApprovalRequest.objects.create(
-        hub=hub, owner=owner, name=name, state=state, run=run, labels=labels or {},
+        hub=hub,
+        owner=owner,
+        name=name,
+        state=state,
+        run=run,
+        labels=labels or {},
         spec={"parentStageRollout": run.name, "targetStage": "prod"},
     )

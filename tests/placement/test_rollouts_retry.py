@@ -20,15 +20,12 @@ from tests.placement.runs_support import (  # noqa: F401 - fixtures
     editor_fixture,
     fleet_hub_fixture,
     hub_row_fixture,
+    its_time_comes,
     new_run,
     strategy_fixture,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-def its_time_comes(run: StagedUpdateRun) -> None:
-    StagedUpdateRun.objects.filter(pk=run.pk, requeue_at__isnull=False).update(requeue_at=timezone.now())
 
 
 def delay(run: StagedUpdateRun) -> timedelta:

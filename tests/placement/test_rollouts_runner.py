@@ -7,7 +7,6 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from fleetui import periodic
 from fleetui.celery import app
@@ -20,16 +19,12 @@ from tests.placement.runs_support import (  # noqa: F401 - fixtures
     editor_fixture,
     fleet_hub_fixture,
     hub_row_fixture,
+    its_time_comes,
     new_run,
     strategy_fixture,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-def its_time_comes(run: StagedUpdateRun) -> None:
-    """The run's next step is due now (its requeue time has come)."""
-    StagedUpdateRun.objects.filter(pk=run.pk, requeue_at__isnull=False).update(requeue_at=timezone.now())
 
 
 def run_periodic_once() -> str:
