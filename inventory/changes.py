@@ -175,6 +175,8 @@ def build(hub: Hub, log: ChangeLog, now: datetime | None = None) -> HubChanges:
     """Scheduler views of what changed (noise left out), and the placements the trigger chain re-queues."""
     changes = HubChanges(hub.pk)
     now = now or timezone.now()
+    # objects a scheduler reads, and those of them whose change it cannot notice (bench/soak.py counts it)
+    inputs = noise = 0
     for old, new in log.rows:
         row = new if new is not None else old
         if isinstance(row, Placement):
@@ -191,8 +193,13 @@ def build(hub: Hub, log: ChangeLog, now: datetime | None = None) -> HubChanges:
             continue
         target, convert = _CONVERTERS[(type(row), getattr(row, "kind", ""))]
         change = Change(old, new, convert)
+        inputs += 1
         if change.relevant(now):
             getattr(changes, target).append(change)
+        else:
+            noise += 1
+    if inputs:
+        logger.debug("hub %s: %d changed objects, %d of them noise", hub.name, inputs, noise)
     if changes.member_clusters:
         changes.cluster_resource_placements |= set(
             Placement.objects.filter(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT).values_list(
