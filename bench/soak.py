@@ -244,20 +244,26 @@ class Processes:
     def alive(self) -> list[str]:
         return [name for name, process in self.running.items() if process.poll() is None]
 
-    def stop_all(self) -> None:
-        for process in self.running.values():
-            _signal_group(process, signal.SIGTERM)
-        for process in self.running.values():
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                _signal_group(process, signal.SIGKILL)
-                process.wait()
+    def stop_all(self, last: tuple[str, ...] = ("demohub",)) -> None:
+        """SIGTERM, and SIGKILL after 20 s; the hub last, so that the watcher does not log a lost hub."""
+        first = [process for name, process in self.running.items() if name not in last]
+        then = [process for name, process in self.running.items() if name in last]
+        for group in (first, then):
+            for process in group:
+                _signal_group(process, signal.SIGTERM)
+            for process in group:
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    _signal_group(process, signal.SIGKILL)
+                    process.wait()
 
-    def logs(self) -> Iterator[str]:
+    def logs(self) -> Iterator[tuple[str, str]]:
+        """(process name, line) of every log."""
         for path in sorted(self.var.glob("*.log")):
             with path.open(errors="replace") as lines:
-                yield from lines
+                for line in lines:
+                    yield path.stem, line
 
 
 def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
@@ -904,13 +910,25 @@ class LogFigures:
     noise: int = 0
     inputs: int = 0
     rescheduled: int = 0
+    # "process: the exception line" of every traceback in the logs
+    tracebacks: list[str] = field(default_factory=list)
 
 
 def read_logs(processes: Processes) -> LogFigures:
     figures = LogFigures()
-    for line in processes.logs():
+    in_traceback = ""
+    for name, line in processes.logs():
+        if (
+            in_traceback
+            and line.strip()
+            and not line.startswith((" ", "\t", "Traceback", "During", "The above"))
+        ):
+            figures.tracebacks.append(f"{name}: {line.strip()[:300]}")
+            in_traceback = ""
+        if line.startswith("Traceback"):
+            in_traceback = name
         if LOCKED in line:
-            figures.locked.append(line.strip()[:300])
+            figures.locked.append(f"{name}: {line.strip()[:300]}")
         if found := NOISE_LINE.search(line):
             figures.inputs += int(found.group(1))
             figures.noise += int(found.group(2))
@@ -1093,6 +1111,9 @@ def report(args: argparse.Namespace, stats: Stats, logs: LogFigures, outcome: Ou
     print(f'"{LOCKED}" in the logs: {len(logs.locked)}')
     for line in logs.locked[:5]:
         print(f"  {line}")
+    print(f"tracebacks in the logs: {len(logs.tracebacks)}")
+    for line, count in Counter(logs.tracebacks).most_common(5):
+        print(f"  {count} x {line}")
     print(
         f"reschedules: {logs.rescheduled} ({logs.rescheduled / seconds:.2f}/s); "
         f"selection changes (DecisionChange rows): {outcome.changes}"
@@ -1116,7 +1137,13 @@ def report(args: argparse.Namespace, stats: Stats, logs: LogFigures, outcome: Ou
     )
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def main() -> int:
+    # SIGTERM as Ctrl-C: the finally clauses stop the clients and every process of the stack
+    signal.signal(signal.SIGTERM, _interrupted)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stack", choices=("run", "up"), default="run")
     parser.add_argument("--minutes", type=float, default=10.0)
