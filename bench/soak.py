@@ -35,16 +35,18 @@ runs. Every process's log goes to var/soak/<stack>/.
 Printed at the end: requests in all and per action, server errors (5xx) and requests without an answer
 (the first few with path and body), 4xx answers per action, "database is locked" lines in the logs,
 reschedules per second (counted in the logs: the `reschedule_placement` tasks that succeeded and the
-placements of resync chunks), selection changes (DecisionChange rows), hub changes the change hook
-skipped as noise (the DEBUG line of inventory.changes.build, enabled for the stack's processes by a
-sitecustomize module in var/soak/<stack>/site/), and whether the unviewed run advanced (it must have
-reached its approval gate, and its status must have changed). For `up` also the convergence checks once
-the churn stopped: every hub ManagedCluster has exactly one row at the hub's resourceVersion, no
-placement has a cluster twice in its decisions, every placement's stored selection equals what the
-scheduler decides on the final inventory.
+placements of resync chunks; `run_periodic` logs no line per task, so the few reschedules its sweep of
+pending ones runs in the `run` stack are not counted), selection changes (DecisionChange rows), hub
+changes the change hook skipped as noise (the DEBUG line of inventory.changes.build, enabled for the
+stack's processes by a sitecustomize module in var/soak/<stack>/site/), and whether the unviewed run
+advanced (it must have reached its approval gate, and its status must have changed). For `up` also the
+convergence checks once the churn stopped: every hub ManagedCluster has exactly one row at the hub's
+resourceVersion, no placement has a cluster twice in its decisions, every placement's stored selection
+equals what the scheduler decides on the final inventory.
 
 Exits 1 when a target is missed: any 5xx, any request without an answer, any "database is locked",
-the unviewed run did not advance, or (for `up`) a convergence check failed. Every loop stops by itself at
+the unviewed run did not advance, a process of the stack ended by itself, or (for `up`) a convergence
+check failed. Every loop stops by itself at
 the deadline and every process is stopped at the end, also on Ctrl-C.
 """
 
@@ -447,6 +449,7 @@ def set_up(args: argparse.Namespace, hub_url: str, rng: random.Random) -> Fixtur
     from django.db import connections
 
     from inventory.models import Hub, ManagedCluster
+    from placement.models import Placement
 
     quiet = io.StringIO()
     call_command("hubs", "add", HUB, "--server", hub_url, "--fleet", stdout=quiet)
@@ -461,11 +464,13 @@ def set_up(args: argparse.Namespace, hub_url: str, rng: random.Random) -> Fixtur
     ]
     # enough CRPs for a run every 30 s of the soak, which is more than three people approve
     pool, unviewed = create_rollouts(pool_size=max(4, int(args.minutes * 2)))
+    # the hub's own placements too (read-only mirrors); never the unviewed run's CRP, whose page lists it
+    mirrors = Placement.objects.filter(hub__name=HUB, owner="hub").values_list("pk", flat=True)
     fixtures = Fixtures(
         hub_pk=Hub.objects.get(name=HUB).pk,
         users=users,
         whatif_pk=whatif,
-        placement_pks=[whatif, *placements],
+        placement_pks=[whatif, *placements, *mirrors],
         taint_clusters=taint_clusters,
         crp_pool=pool,
         unviewed_pk=unviewed,
