@@ -5,6 +5,7 @@ Everything that differs between a laptop, CI and production comes from environme
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 from fleetui.env import database_config, env_bool, env_int, env_list, env_str, secret_key
@@ -90,6 +91,12 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), VAR_DIR / "fleetui.sqlite3")}
+if TESTING and DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Tests run on a file in WAL mode, as the site does: Django's in-memory test database shares one
+    # cache between threads, whose table locks fail at once instead of waiting on the busy timeout, so
+    # the watcher, the periodic runner and the live server could not write side by side there.
+    _test_file = Path(tempfile.gettempdir()) / f"fleetui-test-{os.getpid()}.sqlite3"
+    DATABASES["default"]["TEST"] = {"NAME": str(_test_file)}
 # PostgreSQL compresses large values (specs, statuses, decision pages) with lz4 at half the CPU of its
 # default pglz (PostgreSQL 14+; set DATABASE_TOAST_COMPRESSION=pglz for a server built without lz4).
 # JIT compilation is off: the role checks' subqueries raise the planner's cost estimate of a
