@@ -123,6 +123,8 @@ LOCKED = "database is locked"
 NOISE_LINE = re.compile(r"hub \S+: (\d+) changed objects, (\d+) of them noise")
 RESCHEDULED_TASK = re.compile(r"Task placement\.tasks\.reschedule_placement\[[^\]]+\] succeeded")
 RESCHEDULED_CHUNK = re.compile(r"chunk of \d+ placements .*'rescheduled': (\d+)")
+RUN_FAILED = "The update run failed"
+PUSH_CONFLICT = re.compile(r"pushed bindings of .*'conflicts': [1-9]")
 
 
 # --- the stacks' settings and processes -----------------------------------------------------------------
@@ -917,6 +919,9 @@ class LogFigures:
     rescheduled: int = 0
     # "process: the exception line" of every traceback in the logs
     tracebacks: list[str] = field(default_factory=list)
+    # a dashboard-owned run's step that failed the run, and binding pushes the hub refused with 409
+    run_failures: list[str] = field(default_factory=list)
+    push_conflicts: list[str] = field(default_factory=list)
 
 
 def read_logs(processes: Processes) -> LogFigures:
@@ -934,6 +939,10 @@ def read_logs(processes: Processes) -> LogFigures:
             in_traceback = name
         if LOCKED in line:
             figures.locked.append(f"{name}: {line.strip()[:300]}")
+        if RUN_FAILED in line:
+            figures.run_failures.append(f"{name}: {line.strip()[:500]}")
+        if PUSH_CONFLICT.search(line):
+            figures.push_conflicts.append(f"{name}: {line.strip()[:200]}")
         if found := NOISE_LINE.search(line):
             figures.inputs += int(found.group(1))
             figures.noise += int(found.group(2))
@@ -942,6 +951,25 @@ def read_logs(processes: Processes) -> LogFigures:
         elif found := RESCHEDULED_CHUNK.search(line):
             figures.rescheduled += int(found.group(1))
     return figures
+
+
+def run_outcomes() -> tuple[Counter[str], list[str]]:
+    """Dashboard-owned runs by where they stand (their last condition that is true, or Progressing's
+    reason), and the names of those that failed."""
+    from django.db import connections
+
+    from placement.models import Owner, StagedUpdateRun
+
+    outcomes: Counter[str] = Counter()
+    failed = []
+    for name, status in StagedUpdateRun.objects.filter(owner=Owner.DASHBOARD).values_list("name", "status"):
+        conditions = {c.get("type"): c for c in (status or {}).get("conditions") or ()}
+        reason = (conditions.get("Succeeded") or conditions.get("Progressing") or {}).get("reason", "")
+        outcomes[reason or "not initialized"] += 1
+        if "Failed" in reason:
+            failed.append(name)
+    connections.close_all()
+    return outcomes, failed
 
 
 def selection_changes(since: datetime) -> int:
@@ -1034,6 +1062,8 @@ class Outcome:
     before: RunState | None = None
     after: RunState | None = None
     changes: int = 0
+    runs: Counter[str] = field(default_factory=Counter)
+    failed_runs: list[str] = field(default_factory=list)
     checks: list[tuple[str, bool, str]] = field(default_factory=list)
 
 
@@ -1090,6 +1120,7 @@ def drive(
     outcome.seconds = time.monotonic() - started
     outcome.after = run_state(fixtures.unviewed_pk)
     outcome.changes = selection_changes(since)
+    outcome.runs, outcome.failed_runs = run_outcomes()
     return clients
 
 
@@ -1125,6 +1156,13 @@ def report(args: argparse.Namespace, stats: Stats, logs: LogFigures, outcome: Ou
     )
     share = f"{100 * logs.noise / logs.inputs:.0f}%" if logs.inputs else "-"
     print(f"hub changes skipped as noise: {logs.noise} of {logs.inputs} changed scheduler inputs ({share})")
+    runs = ", ".join(f"{count} {reason}" for reason, count in sorted(outcome.runs.items()))
+    print(f"dashboard-owned runs: {runs}; failed: {outcome.failed_runs or 'none'} (not a target)")
+    for line in logs.run_failures[:3]:
+        print(f"  {line}")
+    print(f"binding pushes with a 409 conflict: {len(logs.push_conflicts)}")
+    for line in logs.push_conflicts[:3]:
+        print(f"  {line}")
     before, after = outcome.before, outcome.after
     gate = bool(after and after.approvals)
     advanced = bool(before and after and gate and after.status != before.status)
