@@ -1125,7 +1125,6 @@ def drive(
     outcome.seconds = time.monotonic() - started
     outcome.after = run_state(fixtures.unviewed_pk)
     outcome.changes = selection_changes(since)
-    outcome.runs, outcome.failed_runs = run_outcomes()
     return clients
 
 
@@ -1269,6 +1268,8 @@ def main() -> int:
             # a reschedule lost with the killed worker is redone by the next change or the 60 s resync
             converged, seconds, detail = wait_until(placements_converged, timeout=180, period=5)
             outcome.checks.append(("placements converged", converged, f"after {seconds:.1f} s: {detail}"))
+        # last, so that a run failing while the `up` stack converges is counted with the log line it wrote
+        outcome.runs, outcome.failed_runs = run_outcomes()
         ok = True
     finally:
         processes.stop_all()
