@@ -61,7 +61,6 @@ KINDS: tuple[Kind, ...] = (
 )
 KINDS_BY_NAME = {kind.name: kind for kind in KINDS}
 APPROVAL_REQUEST = "ClusterApprovalRequest"
-APPROVAL_PLURAL = KINDS_BY_NAME[APPROVAL_REQUEST].plural
 
 
 def served_kinds(hub: Hub) -> list[Kind]:
@@ -89,6 +88,10 @@ class Page:
     items: list[dict[str, Any]]
     continue_token: str
     resource_version: str
+
+
+def _path(kind: Kind, name: str, namespace: str) -> str:
+    return f"{kind.plural} {namespace}/{name}" if kind.namespaced else f"{kind.plural} {name}"
 
 
 def classify(exc: Exception, what: str) -> HubError:
@@ -240,22 +243,6 @@ class HubClient:
             body,
         )
 
-    def patch_placement_decision(
-        self, namespace: str, name: str, patch: dict[str, Any], *, status: bool = False
-    ) -> dict[str, Any]:
-        """A JSON merge patch (the client's content type for custom objects) of the object, or of its status
-        subresource with `status=True`."""
-        api = self.api
-        call = api.patch_namespaced_custom_object_status if status else api.patch_namespaced_custom_object
-        return self._decision_call(
-            f"patch placementdecision {namespace}/{name}{'/status' if status else ''}",
-            call,
-            namespace,
-            "placementdecisions",
-            name,
-            patch,
-        )
-
     def delete_placement_decision(self, namespace: str, name: str) -> None:
         self._decision_call(
             f"delete placementdecision {namespace}/{name}",
@@ -288,38 +275,42 @@ class HubClient:
             f"create clusterresourcebinding {name}", self.api.create_cluster_custom_object, body
         )
 
-    def patch_cluster_resource_binding(
-        self, name: str, patch: dict[str, Any], *, status: bool = False
-    ) -> dict[str, Any]:
-        """A JSON merge patch of the binding, or of its status subresource with `status=True`; a
-        `metadata.resourceVersion` in `patch` makes it conditional (409 Conflict when stale)."""
-        api = self.api
-        call = api.patch_cluster_custom_object_status if status else api.patch_cluster_custom_object
-        return self._binding_call(
-            f"patch clusterresourcebinding {name}{'/status' if status else ''}", call, name, patch
-        )
-
     def delete_cluster_resource_binding(self, name: str) -> None:
         self._binding_call(
             f"delete clusterresourcebinding {name}", self.api.delete_cluster_custom_object, name
         )
 
-    # --- ClusterApprovalRequest (the approvals inbox's Approve button, placement.approvals) ---------------
+    # --- any kind by name: the reads and conditional writes of inventory.hubwrites ----------------------
+
+    def get_object(self, kind_name: str, name: str, namespace: str = "") -> dict[str, Any]:
+        """The object as the hub has it now (never a cached copy)."""
+        kind = KINDS_BY_NAME[kind_name]
+        where = (namespace, kind.plural) if kind.namespaced else (kind.plural,)
+        call = (
+            self.api.get_namespaced_custom_object if kind.namespaced else self.api.get_cluster_custom_object
+        )
+        return self._edit_call(kind_name, f"get {_path(kind, name, namespace)}", call, *where, name)
+
+    def patch_object(
+        self, kind_name: str, name: str, patch: dict[str, Any], *, namespace: str = "", status: bool = False
+    ) -> dict[str, Any]:
+        """A JSON merge patch (the client's content type for custom objects) of the object, or of its status
+        subresource with `status=True`; a `metadata.resourceVersion` in `patch` makes it conditional (409
+        Conflict when the object changed since that version)."""
+        kind = KINDS_BY_NAME[kind_name]
+        api = self.api
+        if kind.namespaced:
+            call = api.patch_namespaced_custom_object_status if status else api.patch_namespaced_custom_object
+            where: tuple[str, ...] = (namespace, kind.plural)
+        else:
+            call = api.patch_cluster_custom_object_status if status else api.patch_cluster_custom_object
+            where = (kind.plural,)
+        what = f"patch {_path(kind, name, namespace)}{'/status' if status else ''}"
+        return self._edit_call(kind_name, what, call, *where, name, patch)
 
     def get_approval_request(self, name: str) -> dict[str, Any]:
         """The ClusterApprovalRequest as the hub has it now (never a cached copy)."""
-        return self._edit_call(
-            APPROVAL_REQUEST, f"get {APPROVAL_PLURAL} {name}", self.api.get_cluster_custom_object,
-            APPROVAL_PLURAL, name,
-        )
-
-    def patch_approval_request_status(self, name: str, patch: dict[str, Any]) -> dict[str, Any]:
-        """A JSON merge patch (the client's content type here) of the status subresource; a
-        `metadata.resourceVersion` in `patch` makes it conditional (409 Conflict when stale)."""
-        return self._edit_call(
-            APPROVAL_REQUEST, f"patch {APPROVAL_PLURAL}/status {name}",
-            self.api.patch_cluster_custom_object_status, APPROVAL_PLURAL, name, patch,
-        )
+        return self.get_object(APPROVAL_REQUEST, name)
 
     # --- cluster taints and ManagedClusterSetBindings (the editors of inventory.editing) ------------------
 

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from inventory import audit, roles
 from inventory.hubclient import APPROVAL_REQUEST, KINDS_BY_NAME, HubClient, HubError
+from inventory.hubwrites import update_with_retry
 from inventory.models import AuditEntry, Hub
 from inventory.sync import apply_event
 from placement import rollouts
@@ -39,8 +40,6 @@ from placement.scheduler.timeutil import parse_time
 ACTION = "approval.approve"
 DENIED = "Approving needs the admin role on cluster sets that hold every cluster of the stage."
 OPEN_STATES = (ApprovalRequest.State.PENDING, ApprovalRequest.State.APPROVED)
-# kubectl fleet approve retries a 409 Conflict (client-go's retry.DefaultRetry: 5 steps); so do we.
-CONFLICT_ATTEMPTS = 5
 TASK_LISTS = {"beforeStage": "beforeStageTaskStatus", "afterStage": "afterStageTaskStatus"}
 
 
@@ -233,37 +232,35 @@ def _message(row: ApprovalRequest, outcome: str) -> str:
 
 def _approve_on_hub(row: ApprovalRequest) -> _Done:
     """Read fresh, patch the status with this generation, read back; a 409 (someone else wrote the
-    object in between) starts over, as kubectl does, so no condition the hub wrote is lost."""
+    object in between) starts over from a fresh read, as kubectl does, so no condition the hub wrote is
+    lost, and a request someone approved meanwhile is a no-op."""
+    now = timezone.now()
+    seen: list[dict[str, Any]] = []
+
+    def approve_pending(fresh: dict[str, Any]) -> dict[str, Any] | None:
+        seen.append(fresh)
+        return approval_patch(fresh, now) if approval_state(fresh) == PENDING else None
+
     with HubClient(row.hub) as hub:
-        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
-            fresh = hub.get_approval_request(row.name)
-            if approval_state(fresh) != PENDING:
-                store_hub_object(row.hub, fresh)
-                return _Done(AuditEntry.Outcome.NO_OP, _status(fresh), _status(fresh), _answer(fresh))
-            try:
-                hub.patch_approval_request_status(row.name, approval_patch(fresh, timezone.now()))
-            except HubError as exc:
-                if exc.status == 409 and attempt < CONFLICT_ATTEMPTS:
-                    continue
-                raise
-            after = hub.get_approval_request(row.name)
-            if approval_state(after) == PENDING:
-                raise ApprovalFailed(f"the hub did not keep the approval ({_answer(after)})")
-            store_hub_object(row.hub, after)
-            return _Done(AuditEntry.Outcome.OK, _status(fresh), _status(after), _answer(after))
-    raise AssertionError("unreachable: the last attempt returns or raises")
+        written = update_with_retry(hub, APPROVAL_REQUEST, row.name, approve_pending, subresource="status")
+        fresh = seen[-1]
+        if not written.written:
+            store_hub_object(row.hub, fresh)
+            return _Done(AuditEntry.Outcome.NO_OP, _status(fresh), _status(fresh), _answer(fresh))
+        after = hub.get_approval_request(row.name)
+    if approval_state(after) == PENDING:
+        raise ApprovalFailed(f"the hub did not keep the approval ({_answer(after)})")
+    store_hub_object(row.hub, after)
+    return _Done(AuditEntry.Outcome.OK, _status(fresh), _status(after), _answer(after))
 
 
 def approval_patch(fresh: Mapping[str, Any], now: datetime) -> dict[str, Any]:
     """The status merge patch `kubectl fleet approve` amounts to: every condition kept, Approved set as
-    meta.SetStatusCondition sets it, conditional on the resourceVersion that was read."""
+    meta.SetStatusCondition sets it (the write is conditional on the resourceVersion that was read)."""
     metadata = fresh.get("metadata") or {}
     conditions = (fresh.get("status") or {}).get("conditions") or []
-    return {
-        "metadata": {"resourceVersion": metadata.get("resourceVersion")},
-        # a merge patch replaces lists whole: send them all
-        "status": {"conditions": _approved(conditions, int(metadata.get("generation") or 0), now)},
-    }
+    # a merge patch replaces lists whole: send them all
+    return {"status": {"conditions": _approved(conditions, int(metadata.get("generation") or 0), now)}}
 
 
 def _approved(conditions: list[dict[str, Any]], generation: int, now: datetime) -> list[dict[str, Any]]:

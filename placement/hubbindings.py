@@ -15,24 +15,25 @@ Nothing happens for hubs that do not serve Fleet, or for placements that are not
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 
 from inventory.hubclient import HubClient, HubError
+from inventory.hubwrites import Written, merge_conditions, update_with_retry
 from placement.models import CRP_LABEL, ClusterResourceBinding, Owner, Placement
 from placement.scheduler.rollout.rolling import ROLLOUT_STARTED
 
 logger = logging.getLogger(__name__)
 
 API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
+KIND = "ClusterResourceBinding"
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "fleet-placement-dashboard"
 # Status conditions the dashboard writes (it plays the rollout controller); the hub reports the rest.
 OWN_CONDITIONS = frozenset({ROLLOUT_STARTED})
-CONFLICT = 409
 NOT_FOUND = 404
 
 HubObjects = dict[str, dict[str, Any]]
@@ -61,7 +62,7 @@ def binding_object(placement: Placement, row: ClusterResourceBinding) -> dict[st
     """The object the hub should hold for `row` (status is a subresource, written separately)."""
     return {
         "apiVersion": API_VERSION,
-        "kind": "ClusterResourceBinding",
+        "kind": KIND,
         "metadata": {"name": row.name, "labels": {**row.labels, **managed_labels(placement)}},
         "spec": dict(row.spec),
     }
@@ -72,7 +73,8 @@ class PushReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
-    # conditions not written because the hub changed the object meanwhile (the next round writes them)
+    # bindings whose writes met a 409 Conflict and were re-applied to the fresh object (once per conflict);
+    # a conflict that outlasts every retry raises ConflictRetriesExhausted instead
     conflicts: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
@@ -104,12 +106,36 @@ def push_bindings(placement: Placement, rows: Iterable[ClusterResourceBinding]) 
 def pull_binding_status(placement: Placement) -> HubObjects:
     """The placement's binding objects on the hub by name (metadata with generation, spec, status); each
     dashboard row's `status` becomes its object's and is saved. Empty when the hub has none of them or
-    does not serve Fleet. Raises HubError."""
+    does not serve Fleet. Raises HubError.
+
+    A row whose own conditions the hub's copy lacks while the copy's spec is the row's (so the desired
+    state is ours and only our status write is missing, e.g. another writer replaced the conditions) has
+    them written again first: the step reading them sees the rollout it started, not a binding that
+    looks changed by someone else."""
     if not writes_to_hub(placement):
         return {}
+    report, repushed = PushReport(), []
     with HubClient(placement.hub) as client:
         objects = _listed(client, placement)
+        for row in placement.bindings.filter(owner=Owner.DASHBOARD, name__in=objects).order_by("name"):
+            obj = objects[row.name]
+            own = _own_conditions(row)
+            if (
+                own
+                and obj.get("spec") == _without_nulls(row.spec)
+                and _conditions_patch(own, obj) is not None
+            ):
+                objects[row.name] = _push_conditions(client, row, obj, report)
+                repushed.append(row.name)
     _store_statuses(placement, objects)
+    if repushed:
+        logger.info(
+            "bindings %s of %s had lost their own conditions on hub %s: written again (%d conflicts)",
+            repushed,
+            placement,
+            placement.hub,
+            len(report.conflicts),
+        )
     return objects
 
 
@@ -169,13 +195,26 @@ def _push_row(
         current = client.create_cluster_resource_binding(desired)
         report.created.append(row.name)
     else:
-        patch = _object_patch(current, desired)
-        if patch:
-            current = client.patch_cluster_resource_binding(row.name, patch)
+        spec = _write(client, row.name, lambda obj: _object_patch(obj, desired) or None, current, report)
+        if spec.written:
             report.updated.append(row.name)
+        current = spec.obj
     current = _push_conditions(client, row, current, report)
     row.status = dict(current.get("status") or {})
     return current
+
+
+def _write(
+    client: HubClient,
+    name: str,
+    mutate: Callable[[dict[str, Any]], dict[str, Any] | None],
+    current: dict[str, Any],
+    report: PushReport,
+    subresource: str | None = None,
+) -> Written:
+    written = update_with_retry(client, KIND, name, mutate, subresource=subresource, current=current)
+    report.conflicts += [name] * written.conflicts
+    return written
 
 
 def _object_patch(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:
@@ -194,34 +233,37 @@ def _merge_patch(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict
     return {**dict.fromkeys(set(current) - set(desired)), **desired}
 
 
+def _without_nulls(value: Any) -> Any:
+    """`value` as the hub stores it after a merge patch, which removes every key set to null."""
+    if isinstance(value, Mapping):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    return value
+
+
+def _own_conditions(row: ClusterResourceBinding) -> list[dict[str, Any]]:
+    return [c for c in (row.status or {}).get("conditions") or [] if c.get("type") in OWN_CONDITIONS]
+
+
+def _conditions_patch(own: list[dict[str, Any]], obj: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The status patch putting `own` into `obj`'s conditions at its current generation (the hub's other
+    conditions kept), or None when the object has them already."""
+    generation = (obj.get("metadata") or {}).get("generation")
+    hub_conditions = list((obj.get("status") or {}).get("conditions") or [])
+    merged = merge_conditions(hub_conditions, [{**c, "observedGeneration": generation} for c in own])
+    if _by_type(merged) == _by_type(hub_conditions):
+        return None
+    return {"status": {"conditions": merged}}
+
+
 def _push_conditions(
     client: HubClient, row: ClusterResourceBinding, current: dict[str, Any], report: PushReport
 ) -> dict[str, Any]:
-    """Write the row's own conditions into the hub's status, for the object's current generation.
-
-    The patch carries the resourceVersion the conditions were merged into: a status the hub changed
-    meanwhile is never overwritten; the conflict is reported and the next round writes them again."""
-    own = [c for c in (row.status or {}).get("conditions") or [] if c.get("type") in OWN_CONDITIONS]
+    """Write the row's own conditions into the hub's status, for the object's current generation; a status
+    the hub changed meanwhile is read again and ours merged into it (never overwritten, never dropped)."""
+    own = _own_conditions(row)
     if not own:
         return current
-    metadata = current.get("metadata") or {}
-    generation = metadata.get("generation")
-    hub_conditions = list((current.get("status") or {}).get("conditions") or [])
-    merged = [c for c in hub_conditions if c.get("type") not in OWN_CONDITIONS]
-    merged += [{**c, "observedGeneration": generation} for c in own]
-    if _by_type(merged) == _by_type(hub_conditions):
-        return current
-    patch = {
-        "metadata": {"resourceVersion": metadata.get("resourceVersion")},
-        "status": {"conditions": merged},
-    }
-    try:
-        return client.patch_cluster_resource_binding(row.name, patch, status=True)
-    except HubError as exc:
-        if exc.status != CONFLICT:
-            raise
-        report.conflicts.append(row.name)
-        return current
+    return _write(client, row.name, lambda obj: _conditions_patch(own, obj), current, report, "status").obj
 
 
 def _by_type(conditions: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:

@@ -4,15 +4,17 @@ Into `Hub.publish_namespace`, named and labelled exactly as upstream does (`<pla
 the placement / decision-group-name / decision-group-index labels, plus the dashboard's managed-by
 label), so Argo CD's clusterDecisionResource generator and KubeVela read them unchanged. Status is a
 subresource: create, then patch status. Objects labelled with the placement that are no longer
-decided are deleted.
+decided are deleted. Every update goes through `inventory.hubwrites`: a concurrent writer's change is
+kept and ours re-applied to it.
 """
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from inventory.hubclient import HubClient
+from inventory.hubwrites import Written, update_with_retry
 from placement.hubbindings import MANAGED_BY, MANAGED_BY_LABEL
 from placement.models import PLACEMENT_LABEL, Owner, Placement
 from placement.scheduler.ocm.decisions import API_VERSION
@@ -22,6 +24,7 @@ logger = logging.getLogger(__name__)
 # Argo CD and KubeVela select by the placement label and ignore others; the sync skips objects
 # carrying this one, so the published copies are not mirrored back and counted a second time.
 MANAGED = {MANAGED_BY_LABEL: MANAGED_BY}
+KIND = "PlacementDecision"
 
 
 @dataclass
@@ -29,9 +32,16 @@ class PublishReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    # objects whose writes met a 409 Conflict and were re-applied to the fresh copy (once per conflict)
+    conflicts: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        return {"created": len(self.created), "updated": len(self.updated), "deleted": len(self.deleted)}
+        return {
+            "created": len(self.created),
+            "updated": len(self.updated),
+            "deleted": len(self.deleted),
+            "conflicts": len(self.conflicts),
+        }
 
 
 def _entries(decisions: list[Any]) -> list[dict[str, str]]:
@@ -43,13 +53,48 @@ def _entries(decisions: list[Any]) -> list[dict[str, str]]:
     ]
 
 
+def _labels_patch(desired: Mapping[str, Any], obj: Mapping[str, Any]) -> dict[str, Any] | None:
+    labels = desired["metadata"]["labels"]
+    return None if (obj["metadata"].get("labels") or {}) == labels else {"metadata": {"labels": labels}}
+
+
+def _decisions_patch(desired: Mapping[str, Any], obj: Mapping[str, Any]) -> dict[str, Any] | None:
+    # only `decisions` is ours: a merge patch keeps whatever else another writer put in the status
+    decisions = desired["status"]["decisions"]
+    if _entries((obj.get("status") or {}).get("decisions") or []) == decisions:
+        return None
+    return {"status": {"decisions": decisions}}
+
+
+def _write(
+    client: HubClient,
+    desired: Mapping[str, Any],
+    current: dict[str, Any],
+    patch: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any] | None],
+    report: PublishReport,
+    subresource: str | None = None,
+) -> Written:
+    metadata = desired["metadata"]
+    written = update_with_retry(
+        client,
+        KIND,
+        metadata["name"],
+        lambda obj: patch(desired, obj),
+        namespace=metadata["namespace"],
+        subresource=subresource,
+        current=current,
+    )
+    report.conflicts += [metadata["name"]] * written.conflicts
+    return written
+
+
 def desired_objects(placement: Placement) -> list[dict[str, Any]]:
     """The PlacementDecision objects the publish namespace should hold for `placement`."""
     namespace = placement.hub.publish_namespace
     return [
         {
             "apiVersion": API_VERSION,
-            "kind": "PlacementDecision",
+            "kind": KIND,
             "metadata": {"name": row.name, "namespace": namespace, "labels": {**row.labels, **MANAGED}},
             "status": {"decisions": _entries(row.decisions)},
         }
@@ -71,18 +116,14 @@ def publish_placement(placement: Placement) -> PublishReport:
             name = obj["metadata"]["name"]
             current = existing.get(name)
             if current is None:
-                client.create_placement_decision(namespace, {k: v for k, v in obj.items() if k != "status"})
-                report.created.append(name)
-                current = {"metadata": obj["metadata"], "status": {}}
-            elif (current["metadata"].get("labels") or {}) != obj["metadata"]["labels"]:
-                client.patch_placement_decision(
-                    namespace, name, {"metadata": {"labels": obj["metadata"]["labels"]}}
+                current = client.create_placement_decision(
+                    namespace, {k: v for k, v in obj.items() if k != "status"}
                 )
+                report.created.append(name)
+            labels = _write(client, obj, current, _labels_patch, report)
+            decisions = _write(client, obj, labels.obj, _decisions_patch, report, "status")
+            if (labels.written or decisions.written) and name not in report.created + report.updated:
                 report.updated.append(name)
-            if _entries((current.get("status") or {}).get("decisions") or []) != obj["status"]["decisions"]:
-                client.patch_placement_decision(namespace, name, {"status": obj["status"]}, status=True)
-                if name not in report.created + report.updated:
-                    report.updated.append(name)
         wanted = {obj["metadata"]["name"] for obj in desired}
         for name in sorted(set(existing) - wanted):
             client.delete_placement_decision(namespace, name)

@@ -466,8 +466,9 @@ def reconcile(
 def _apply(run: StagedUpdateRun, step: UpdateRunStep, now: datetime, claim_marker: datetime | None) -> None:
     """Write one step: the run's status and next due time, bindings (rows, then the hub), approvals."""
     placement = run_placement(run)
+    events = list(step.events)
     if placement is not None:
-        _write_bindings(placement, step)
+        events += _write_bindings(placement, step)
     _write_approvals(run, step)
     due = now + step.requeue_after if step.requeue_after is not None else None
     requested = StagedUpdateRun.objects.filter(pk=run.pk).values_list("requeue_at", flat=True).first()
@@ -475,12 +476,15 @@ def _apply(run: StagedUpdateRun, step: UpdateRunStep, now: datetime, claim_marke
         due = requested if due is None else min(due, requested)
     run.status, run.requeue_at, run.attempts, run.last_error = step.status, due, 0, ""
     run.save(update_fields=["status", "requeue_at", "attempts", "last_error", "updated"])
-    if placement is not None and step.events:
-        events = [{"reason": EVENT_REASON, "message": text, "related": run.name} for text in step.events]
-        history.record_events(placement, events, now)
+    if placement is not None and events:
+        records = [{"reason": EVENT_REASON, "message": text, "related": run.name} for text in events]
+        history.record_events(placement, records, now)
 
 
-def _write_bindings(placement: Placement, step: UpdateRunStep) -> None:
+def _write_bindings(placement: Placement, step: UpdateRunStep) -> list[str]:
+    """Write the step's binding changes; answers what the run's events should say about the writes (the
+    409 Conflicts met on the hub and resolved by writing again on the fresh objects)."""
+    events = []
     if step.binding_updates:
         rows = {row.name: row for row in placement.bindings.filter(owner=Owner.DASHBOARD)}
         changed = []
@@ -492,9 +496,16 @@ def _write_bindings(placement: Placement, step: UpdateRunStep) -> None:
             row.status = {**(row.status or {}), "conditions": [dict(c) for c in update.conditions]}
             changed.append(row)
         ClusterResourceBinding.objects.bulk_update(changed, ["spec", "status"])
-        hubbindings.push_bindings(placement, changed)
+        report = hubbindings.push_bindings(placement, changed)
+        if report.conflicts:
+            names = ", ".join(sorted(set(report.conflicts)))
+            events.append(
+                f"Resolved {len(report.conflicts)} write conflicts on the hub (another writer changed the "
+                f"binding first; written again on the fresh object): {names}"
+            )
     if step.bindings_to_delete:
         hubbindings.delete_bindings(placement, step.bindings_to_delete)
+    return events
 
 
 def _write_approvals(run: StagedUpdateRun, step: UpdateRunStep) -> None:

@@ -1,7 +1,9 @@
-"""Fault injection: failed requests (500, sometimes 429 with Retry-After) and added latency.
+"""Fault injection: failed requests (500, sometimes 429 with Retry-After), added latency, and conflicts.
 
-Decisions come from `random.Random(seed)` in request order, so one client doing one request at a time
-sees the same faults on every run.
+An injected conflict is another writer's change landing between a client's read and its conditional
+update (the server makes it, then the update meets a 409 as it would on a busy hub); see
+`Store.write_concurrently`. Decisions come from `random.Random(seed)` in request order (conflicts from
+a generator of their own), so one client doing one request at a time sees the same faults on every run.
 """
 
 import random
@@ -32,13 +34,21 @@ class Fault:
 
 
 class FaultInjector:
-    def __init__(self, *, fail_rate: float = 0.0, latency_ms: int = 0, seed: int = 0) -> None:
-        if not 0.0 <= fail_rate <= 1.0:
-            raise ValueError(f"fail_rate must be between 0 and 1, not {fail_rate}")
+    def __init__(
+        self, *, fail_rate: float = 0.0, latency_ms: int = 0, seed: int = 0, conflict_rate: float = 0.0
+    ) -> None:
+        for name, rate in (("fail_rate", fail_rate), ("conflict_rate", conflict_rate)):
+            if not 0.0 <= rate <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, not {rate}")
         self.fail_rate = fail_rate
         self.latency_ms = latency_ms
+        self.conflict_rate = conflict_rate
+        self.conflicts_injected = 0
         self._rng = random.Random(f"faults:{seed}")
+        self._conflict_rng = random.Random(f"conflicts:{seed}")
         self._forced: list[Fault] = []
+        # kinds (None: any) of the next conditional updates to meet a concurrent write, in order
+        self._forced_conflicts: list[str | None] = []
         self._lock = threading.Lock()
 
     def fail_next(self, count: int, status: int = 500) -> None:
@@ -57,6 +67,22 @@ class FaultInjector:
             if self._rng.random() < THROTTLE_SHARE:
                 return Fault(429, RETRY_AFTER_SECONDS)
             return Fault(500)
+
+    def conflict_next(self, count: int, kind: str | None = None) -> None:
+        """The next `count` conditional updates (of `kind` only, when given) meet a concurrent write."""
+        with self._lock:
+            self._forced_conflicts.extend([kind] * count)
+
+    def conflict_due(self, kind: str) -> bool:
+        """Whether a conditional update of `kind` that would succeed meets a concurrent write instead."""
+        with self._lock:
+            forced = next((i for i, k in enumerate(self._forced_conflicts) if k in (None, kind)), None)
+            if forced is not None:
+                del self._forced_conflicts[forced]
+            elif self.conflict_rate <= 0 or self._conflict_rng.random() >= self.conflict_rate:
+                return False
+            self.conflicts_injected += 1
+            return True
 
     def delay(self) -> None:
         if self.latency_ms > 0:

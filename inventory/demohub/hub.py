@@ -25,6 +25,9 @@ class DemoHub:
     (see fleetsim.py): every `controller_seconds` of real time in a background thread (0: never), and
     whenever a test calls `reconcile()`. `clock` is the hub's time (real time by default); pass a
     `Clock.frozen(...)` and `advance()` it to step time by hand.
+
+    `conflict_rate` (or `conflict_next()`) makes conditional updates meet a concurrent write and a 409
+    Conflict, as on a hub where other controllers write the same objects (see faults.py).
     """
 
     def __init__(
@@ -37,6 +40,7 @@ class DemoHub:
         port: int = 0,
         fail_rate: float = 0.0,
         latency_ms: int = 0,
+        conflict_rate: float = 0.0,
         churn_per_minute: float = 0.0,
         heartbeat_seconds: float = 0.0,
         bookmark_seconds: float = 5.0,
@@ -55,7 +59,9 @@ class DemoHub:
         settings = ApplySettings(apply_seconds, available_seconds, apply_failure_rate, seed)
         self.controllers = FleetSimulator(self.store, settings) if controllers else None
         self._controller_seconds = controller_seconds
-        self.faults = FaultInjector(fail_rate=fail_rate, latency_ms=latency_ms, seed=seed)
+        self.faults = FaultInjector(
+            fail_rate=fail_rate, latency_ms=latency_ms, seed=seed, conflict_rate=conflict_rate
+        )
         self.churn = Churn(self.store, seed=seed)
         self._address = (host, port)
         self._churn_per_minute = churn_per_minute
@@ -100,6 +106,11 @@ class DemoHub:
     def fail_next(self, count: int, status: int = 500) -> None:
         """The next `count` requests answer `status` (a Status body; 429 also sends Retry-After)."""
         self.faults.fail_next(count, status)
+
+    def conflict_next(self, count: int, kind: str | None = None) -> None:
+        """The next `count` conditional updates (of `kind` only, when given) that would succeed meet
+        another writer's change first and answer 409 Conflict; `conflict_rate` does it at random."""
+        self.faults.conflict_next(count, kind)
 
     def drop_watches(self) -> None:
         """Break every open watch connection mid-stream, as a network failure would."""

@@ -238,24 +238,23 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         if method == "GET":
             self._send_json(200, store.get(route.resource, name, namespace))
         elif method == "PUT":
+            obj = _json_object(body)
+            self._concurrent_write(route, obj)
             self._send_json(
                 200,
-                store.replace(
-                    route.resource,
-                    name,
-                    _json_object(body),
-                    namespace=namespace,
-                    subresource=route.subresource,
-                ),
+                store.replace(route.resource, name, obj, namespace=namespace, subresource=route.subresource),
             )
         elif method == "PATCH":
             patch_type = (self.headers.get("Content-Type") or MERGE_PATCH).split(";")[0].strip()
+            patch = _json(body)
+            if patch_type == MERGE_PATCH:
+                self._concurrent_write(route, patch)
             self._send_json(
                 200,
                 store.patch(
                     route.resource,
                     name,
-                    _json(body),
+                    patch,
                     namespace=namespace,
                     patch_type=patch_type,
                     subresource=route.subresource,
@@ -265,6 +264,21 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             self._send_json(200, store.delete(route.resource, name, namespace=namespace))
         else:
             raise _method_not_allowed(method)
+
+    def _concurrent_write(self, route: Route, body: Any) -> None:
+        """An injected conflict: another writer changes the object first, so this conditional update
+        (one carrying the resourceVersion it was computed from) meets a 409."""
+        sent = (body.get("metadata") or {}).get("resourceVersion") if isinstance(body, dict) else None
+        if not sent:
+            return
+        self.server.store.write_concurrently(
+            route.resource,
+            route.name or "",
+            sent,
+            lambda: self.server.faults.conflict_due(route.resource.kind),
+            namespace=route.object_namespace,
+            status=route.subresource == "status",
+        )
 
     def _create(self, route: Route, obj: dict[str, Any]) -> dict[str, Any]:
         obj.setdefault("apiVersion", route.resource.api_version)

@@ -27,6 +27,12 @@ from placement.scheduler.labels import LabelSelector
 
 Key = tuple[str, str]  # (namespace, name); namespace is "" for cluster-scoped objects
 ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
+# What an injected concurrent writer leaves behind: an annotation counting its writes and, on status
+# writes, a condition of its own; a client retrying its update must keep both.
+CONCURRENT_WRITES_ANNOTATION = "demo.fleetui.io/concurrent-writes"
+CONCURRENT_WRITER_CONDITION = "DemoConcurrentWriter"
+# Kinds whose status holds no conditions (PlacementDecision's is its list of decisions).
+_NO_STATUS_CONDITIONS = frozenset({"PlacementDecision"})
 # Fields a client can never set: the server owns them.
 SYSTEM_METADATA = ("uid", "creationTimestamp", "generation", "resourceVersion", "name", "namespace")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generateName alphabet
@@ -318,6 +324,52 @@ class Store:
             sent_version = patched.get("metadata", {}).get("resourceVersion")
             self._check_precondition(resource, current, sent_version)
             return copy.deepcopy(self._update(resource, current, patched, subresource))
+
+    def write_concurrently(
+        self,
+        kind: Resource | str,
+        name: str,
+        sent_version: Any,
+        when: Callable[[], bool],
+        *,
+        namespace: str = "",
+        status: bool = False,
+    ) -> bool:
+        """Another controller's write, made when an update conditional on `sent_version` would succeed
+        and `when()` says so: the update then meets a 409 Conflict, and the fresh copy its client reads
+        holds this writer's change (an annotation, and on `status` writes a condition of its own), which
+        a correct retry keeps. Answers whether it wrote; a missing object is left to the update."""
+        resource = self.resolve(kind)
+        with self._changed:
+            obj = self._objects[resource].get((namespace if resource.namespaced else "", name))
+            if obj is None or not sent_version or str(sent_version) != obj["metadata"]["resourceVersion"]:
+                return False
+            if not when():
+                return False
+            new = copy.deepcopy(obj)
+            annotations = new["metadata"].setdefault("annotations", {})
+            count = int(annotations.get(CONCURRENT_WRITES_ANNOTATION) or 0) + 1
+            annotations[CONCURRENT_WRITES_ANNOTATION] = str(count)
+            if status and resource.kind not in _NO_STATUS_CONDITIONS:
+                conditions = [
+                    c
+                    for c in (new.get("status") or {}).get("conditions") or []
+                    if c.get("type") != CONCURRENT_WRITER_CONDITION
+                ]
+                conditions.append(
+                    {
+                        "type": CONCURRENT_WRITER_CONDITION,
+                        "status": "True",
+                        "reason": "ConcurrentWrite",
+                        "message": f"write {count} of another controller",
+                        "observedGeneration": new["metadata"].get("generation"),
+                        "lastTransitionTime": rfc3339(self.clock()),
+                    }
+                )
+                new["status"] = {**(new.get("status") or {}), "conditions": conditions}
+            metadata = obj["metadata"]
+            self._commit(resource, (metadata.get("namespace", ""), metadata["name"]), MODIFIED, new, obj)
+            return True
 
     def delete(self, kind: Resource | str, name: str, *, namespace: str = "") -> dict[str, Any]:
         """Delete at once (no finalizers); answers the object as it was, at the deletion's version."""

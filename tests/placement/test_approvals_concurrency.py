@@ -64,7 +64,7 @@ def logged(monkeypatch: pytest.MonkeyPatch, name: str, calls: list[tuple[str, st
 
     def wrapper(self: HubClient, *args: Any) -> Any:
         calls.append((threading.current_thread().name, name))
-        if name == "get_approval_request":
+        if name == "get_object":
             threading.Event().wait(0.1)
         return original(self, *args)
 
@@ -77,7 +77,7 @@ def test_hub_owned_one_approval_one_no_op_and_no_interleaving(
     hub = synced_demo_hub_row(demo_hub)
     row = ApprovalRequest.objects.get(hub=hub, name=REQUEST)
     calls: list[tuple[str, str]] = []
-    for name in ("get_approval_request", "patch_approval_request_status"):
+    for name in ("get_object", "patch_object"):
         logged(monkeypatch, name, calls)
 
     results = at_once(row, approvers(hub, STAGING))
@@ -87,10 +87,10 @@ def test_hub_owned_one_approval_one_no_op_and_no_interleaving(
     first = next(thread for thread, _ in calls)
     ops = [(thread == first, op) for thread, op in calls]
     assert ops == [
-        (True, "get_approval_request"),
-        (True, "patch_approval_request_status"),
-        (True, "get_approval_request"),
-        (False, "get_approval_request"),
+        (True, "get_object"),
+        (True, "patch_object"),
+        (True, "get_object"),
+        (False, "get_object"),
     ]
     conditions = demo_hub.store.get("ClusterApprovalRequest", REQUEST)["status"]["conditions"]
     assert [c["type"] for c in conditions] == ["Approved"]

@@ -155,24 +155,22 @@ def test_a_concurrent_write_on_the_hub_is_read_again_and_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Someone else writes the object between our read and our patch: 409, read again, nothing lost."""
-    other = {"type": "Reviewed", "status": "True", "reason": "ByHand", "message": "",
-             "lastTransitionTime": "2026-11-20T10:00:00Z"}
-    read = HubClient.get_approval_request
+    read = HubClient.get_object
     reads = []
 
-    def read_then_someone_writes(self: HubClient, name: str) -> dict[str, Any]:
-        obj = read(self, name)
+    def counted(self: HubClient, kind: str, name: str, namespace: str = "") -> dict[str, Any]:
+        obj = read(self, kind, name, namespace)
         reads.append(obj["metadata"]["resourceVersion"])
-        if len(reads) == 1:
-            set_conditions(fleet_hub, [other])
         return obj
 
-    monkeypatch.setattr(HubClient, "get_approval_request", read_then_someone_writes)
+    monkeypatch.setattr(HubClient, "get_object", counted)
+    fleet_hub.conflict_next(1, kind="ClusterApprovalRequest")
     result = approvals.approve(stored(hub_row), approver)
 
     assert result.outcome == AuditEntry.Outcome.OK
     assert len(reads) == 3  # read, 409, read again, patch, read back
-    assert [c["type"] for c in on_hub(api)["status"]["conditions"]] == ["Reviewed", "Approved"]
+    conditions = on_hub(api)["status"]["conditions"]
+    assert [c["type"] for c in conditions] == ["DemoConcurrentWriter", "Approved"]
 
 
 @pytest.mark.parametrize("failing", ["read", "patch"])
@@ -183,14 +181,14 @@ def test_a_hub_failure_is_an_error_and_nothing_is_approved(
     if failing == "read":
         fleet_hub.fail_next(1)
     else:
-        read = HubClient.get_approval_request
+        read = HubClient.get_object
 
-        def read_then_fail(self: HubClient, name: str) -> dict[str, Any]:
-            obj = read(self, name)
+        def read_then_fail(self: HubClient, kind: str, name: str, namespace: str = "") -> dict[str, Any]:
+            obj = read(self, kind, name, namespace)
             fleet_hub.fail_next(1)
             return obj
 
-        monkeypatch.setattr(HubClient, "get_approval_request", read_then_fail)
+        monkeypatch.setattr(HubClient, "get_object", read_then_fail)
 
     with pytest.raises(approvals.ApprovalFailed, match=f"{REQUEST} was not approved: hub demo: .*HTTP 500"):
         approvals.approve(stored(hub_row), approver)

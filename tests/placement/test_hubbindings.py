@@ -8,7 +8,6 @@ from django.contrib.auth.models import User
 from kubernetes import client
 
 from inventory.demohub import DemoHub
-from inventory.hubclient import HubClient, HubError
 from inventory.models import Hub
 from inventory.sync import sync_hub
 from placement import hubbindings
@@ -123,20 +122,21 @@ def test_delete_bindings_removes_rows_and_objects(fleet_hub: Hub, fleet_sim: Dem
 
 
 def test_own_conditions_never_overwrite_a_status_the_hub_changed_meanwhile(
-    fleet_hub: Hub, editor: User, monkeypatch: pytest.MonkeyPatch
+    fleet_hub: Hub, fleet_sim: DemoHub, editor: User
 ) -> None:
+    """Another writer changes the status between our read and our write: 409, read again, both kept."""
     crp = create_crp(fleet_hub, editor, EXTERNAL, name="batch")
     row = crp.bindings.order_by("name").first()
     row.status = {"conditions": [{"type": "RolloutStarted", "status": "True", "reason": "RolloutStarted"}]}
+    fleet_sim.conflict_next(1, kind="ClusterResourceBinding")
 
-    def conflict(
-        self: HubClient, name: str, patch: dict[str, Any], *, status: bool = False
-    ) -> dict[str, Any]:
-        raise HubError("conflict", 409)
-
-    monkeypatch.setattr(HubClient, "patch_cluster_resource_binding", conflict)
     report = hubbindings.push_bindings(crp, [row])
+
     assert report.conflicts == [row.name]
+    types = [
+        c["type"] for c in fleet_sim.store.get("ClusterResourceBinding", row.name)["status"]["conditions"]
+    ]
+    assert types == ["DemoConcurrentWriter", "RolloutStarted"]
 
 
 def test_nothing_is_written_to_hubs_that_do_not_serve_fleet(fleet_hub: Hub, editor: User) -> None:

@@ -55,6 +55,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--fail-rate", type=_fraction, default=0.0, help="fraction of requests answered 500 (or 429)"
         )
+        parser.add_argument(
+            "--conflict-rate",
+            type=_fraction,
+            default=0.0,
+            help="fraction of conditional updates that meet another writer's change first (409 Conflict)",
+        )
         parser.add_argument("--latency-ms", type=int, default=0, help="latency added to every request")
         parser.add_argument(
             "--heartbeat-seconds",
@@ -97,6 +103,7 @@ class Command(BaseCommand):
             host=options["host"],
             port=options["port"],
             fail_rate=options["fail_rate"],
+            conflict_rate=options["conflict_rate"],
             latency_ms=options["latency_ms"],
             churn_per_minute=options["churn_per_minute"],
             heartbeat_seconds=options["heartbeat_seconds"] if options["fleet"] else 0.0,
