@@ -62,11 +62,11 @@ def logged(monkeypatch: pytest.MonkeyPatch, name: str, calls: list[tuple[str, st
     """Record which thread calls HubClient.`name`, slowing reads so an unserialised approver would overlap."""
     original: Callable[..., Any] = getattr(HubClient, name)
 
-    def wrapper(self: HubClient, *args: Any) -> Any:
+    def wrapper(self: HubClient, *args: Any, **kwargs: Any) -> Any:
         calls.append((threading.current_thread().name, name))
         if name == "get_object":
             threading.Event().wait(0.1)
-        return original(self, *args)
+        return original(self, *args, **kwargs)
 
     monkeypatch.setattr(HubClient, name, wrapper)
 
