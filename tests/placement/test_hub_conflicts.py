@@ -3,6 +3,7 @@ our conditional update (409 Conflict), and every automatic write reads again, re
 the fresh copy and keeps the other writer's, a bounded number of times; after that the step fails
 visibly and the runner retries it. A staged run over 20 clusters completes under random conflicts."""
 
+import os
 from typing import Any
 
 import pytest
@@ -124,6 +125,8 @@ def test_a_lost_rollout_started_is_pushed_again_instead_of_aborting_the_run(
 # --- a staged run over 20 clusters, again and again, under random conflicts ---------------------------
 
 CLUSTERS = 20
+# Runs of the loop below; FLEETUI_CONFLICT_RUNS=50 with `-s` gives the figures the README quotes.
+LOOP_RUNS = int(os.environ.get("FLEETUI_CONFLICT_RUNS", "3"))
 WIDE_STRATEGY = {"stages": [{"name": "all", "labelSelector": {}, "maxConcurrency": 5}]}
 
 
@@ -170,7 +173,8 @@ def test_staged_runs_over_20_clusters_complete_under_random_conflicts(
     fleet_hub.faults.conflict_rate = 0.3
     before = hubwrites.totals.snapshot()
 
-    figures = conflict_loop(fleet_hub, hub_row, editor, runs=3)
+    figures = conflict_loop(fleet_hub, hub_row, editor, runs=LOOP_RUNS)
+    print(f"conflicts: {LOOP_RUNS} runs over {CLUSTERS} clusters succeeded; {figures}")
 
     assert figures["conflicts"] > before["conflicts"]
     assert figures["conflicts"] - before["conflicts"] <= fleet_hub.faults.conflicts_injected
