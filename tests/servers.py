@@ -1,15 +1,41 @@
-"""Servers of one test alone: a free loopback port, and a redis-server for taking a broker down.
+"""Servers and processes of one test alone: a free loopback port, a redis-server for taking a broker
+down, and a test script run as a process of its own on a SQLite file.
 
 The shared Redis of the test run is never stopped; a test's own listens on a free loopback port, keeps
 nothing on disk, and is killed by its fixture (`own_redis` in tests/conftest.py).
 """
 
+import json
+import os
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
+
+BASE_DIR = Path(__file__).resolve().parents[1]
+
+
+def run_on_sqlite(module: str, database: Path, *args: str, broker_url: str = "") -> tuple[Any, str]:
+    """Run `python -m module args` with the site on the SQLite file `database` (and this broker, or
+    in-process tasks), as `make run` has it; answers the JSON it printed and its stderr."""
+    environ = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
+    environ |= {"DEBUG": "1", "DATABASE_URL": f"sqlite:///{database}"}
+    if broker_url:
+        environ["CELERY_BROKER_URL"] = broker_url
+    result = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=BASE_DIR,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout), result.stderr
 
 
 def free_port() -> int:

@@ -6,34 +6,20 @@ outage; the change and the worker run in a process of their own on a SQLite file
 (tests/placement/broker_outage.py), since the worker and the test share that database.
 """
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
-from tests.servers import RedisServer
-
-BASE_DIR = Path(__file__).resolve().parents[2]
+from tests.servers import RedisServer, run_on_sqlite
 
 
-def run(phase: str, tmp_path: Path, port: int) -> tuple[dict, str]:
-    environ = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
-    environ |= {
-        "DEBUG": "1",
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/0",
-    }
-    result = subprocess.run(
-        [sys.executable, "-m", "tests.placement.broker_outage", phase],
-        cwd=BASE_DIR,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=300,
+def run(phase: str, tmp_path: Path, port: int) -> tuple[dict[str, Any], str]:
+    report, log = run_on_sqlite(
+        "tests.placement.broker_outage",
+        tmp_path / "db.sqlite3",
+        phase,
+        broker_url=f"redis://127.0.0.1:{port}/0",
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout), result.stderr
+    return report, log
 
 
 def test_a_broker_outage_leaves_reschedules_pending_and_the_sweep_completes_them(
