@@ -1128,6 +1128,13 @@ def drive(
     return clients
 
 
+def print_listed(title: str, lines: list[str], shown: int = 5) -> None:
+    """A count, then the first few of what it counts."""
+    print(f"{title}: {len(lines)}")
+    for line in lines[:shown]:
+        print(f"  {line}")
+
+
 def report(args: argparse.Namespace, stats: Stats, logs: LogFigures, outcome: Outcome) -> bool:
     seconds = max(outcome.seconds, 1.0)
     total = sum(stats.requests.values())
@@ -1139,18 +1146,10 @@ def report(args: argparse.Namespace, stats: Stats, logs: LogFigures, outcome: Ou
     print(f"4xx answers: {dict(sorted(stats.client_errors.items())) or 'none'}")
     for kind, sample in sorted(stats.client_error_samples.items()):
         print(f"  first {kind}: {sample[:300]}")
-    print(f"5xx answers: {len(stats.server_errors)}")
-    for line in stats.server_errors[:5]:
-        print(f"  {line}")
-    print(f"requests without an answer: {len(stats.no_answer)}")
-    for line in stats.no_answer[:5]:
-        print(f"  {line}")
-    print(f"client-side surprises (a page without the expected form, ...): {len(stats.exceptions)}")
-    for line in stats.exceptions[:5]:
-        print(f"  {line}")
-    print(f'"{LOCKED}" in the logs: {len(logs.locked)}')
-    for line in logs.locked[:5]:
-        print(f"  {line}")
+    print_listed("5xx answers", stats.server_errors)
+    print_listed("requests without an answer", stats.no_answer)
+    print_listed("client-side surprises (a page without the expected form, ...)", stats.exceptions)
+    print_listed(f'"{LOCKED}" in the logs', logs.locked)
     print(f"tracebacks in the logs: {len(logs.tracebacks)}")
     for line, count in Counter(logs.tracebacks).most_common(5):
         print(f"  {count} x {line}")
