@@ -92,6 +92,8 @@ class SyncRun(models.Model):
     removed = models.PositiveIntegerField(default=0)
     # kind -> {"listed", "added", "updated", "removed"}, filled in as the pages arrive.
     kinds = models.JSONField(default=dict, blank=True)
+    # Objects the hub served that failed validation (inventory.RejectedObject rows), skipped, not stored.
+    rejected = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
 
     class Meta:
@@ -104,6 +106,34 @@ class SyncRun(models.Model):
     @property
     def duration_seconds(self) -> float | None:
         return (self.finished_at - self.started_at).total_seconds() if self.finished_at else None
+
+
+class RejectedObject(models.Model):
+    """A hub object that failed validation and was not stored, with why: one row per object (kind,
+    namespace, name), replaced when it is seen again and removed once a valid version arrives or it is
+    deleted. `sync_run` is the sync that last saw it (none when the watcher did)."""
+
+    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, related_name="rejected_objects")
+    sync_run = models.ForeignKey(
+        SyncRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="rejected_objects"
+    )
+    kind = models.CharField(max_length=64)
+    # sha256 of namespace/name: hostile names can be any length; the shown ones are cut to fit
+    identity = models.CharField(max_length=64)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253)
+    reason = models.TextField()
+    first_seen = models.DateTimeField(default=timezone.now)
+    last_seen = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["kind", "namespace", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["hub", "kind", "identity"], name="rejectedobject_unique_identity")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}: {self.reason}"
 
 
 class HubObject(models.Model):
@@ -295,7 +325,27 @@ class AuditEntry(models.Model):
         super().save(*args, **kwargs)
 
 
-class ClusterSetRole(models.Model):
+class HeldRole(models.Model):
+    """A role held by exactly one of a user and a group (a check constraint on each concrete model)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    group = models.ForeignKey("auth.Group", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def principal(self) -> str:
+        """`user:<name>` or `group:<name>`, as the access tab and the audit log name it."""
+        if self.user_id is not None:
+            return f"user:{self.user.get_username()}"
+        return f"group:{self.group.name}"
+
+
+class ClusterSetRole(HeldRole):
     """A user's or a group's role on one cluster set, as the hub's per-set ClusterRoles (spec §4).
 
     Exactly one of `user` and `group` is set; a principal holds one role per set, and `change` swaps it.
@@ -308,11 +358,6 @@ class ClusterSetRole(models.Model):
 
     cluster_set = models.ForeignKey(ManagedClusterSet, on_delete=models.CASCADE, related_name="roles")
     role = models.CharField(max_length=8, choices=Role.choices)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
-    )
-    group = models.ForeignKey("auth.Group", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
-    created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -337,9 +382,46 @@ class ClusterSetRole(models.Model):
     def __str__(self) -> str:
         return f"{self.principal} {self.role} on {self.cluster_set}"
 
-    @property
-    def principal(self) -> str:
-        """`user:<name>` or `group:<name>`, as the access tab and the audit log name it."""
-        if self.user_id is not None:
-            return f"user:{self.user.get_username()}"
-        return f"group:{self.group.name}"
+
+class NamespaceRole(HeldRole):
+    """A user's or a group's role in one namespace of a hub, as Kubernetes RBAC scopes namespaced kinds.
+
+    - view: sees the namespace's placements;
+    - edit: adds, changes and deletes placements in the namespace;
+    - admin: edit, plus binds cluster sets into the namespace (with admin of the set, which grants the
+      set's `bind`) and grants roles in the namespace.
+    Exactly one of `user` and `group` is set; a principal holds one role per namespace.
+    """
+
+    class Role(models.TextChoices):
+        ADMIN = "admin"
+        EDIT = "edit"
+        VIEW = "view"
+
+    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, related_name="namespace_roles")
+    namespace = models.CharField(max_length=63)
+    role = models.CharField(max_length=8, choices=Role.choices)
+
+    class Meta:
+        ordering = ["hub", "namespace", "role"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, group__isnull=True)
+                | Q(user__isnull=True, group__isnull=False),
+                name="namespacerole_user_xor_group",
+            ),
+            models.UniqueConstraint(
+                fields=["hub", "namespace", "user"],
+                condition=Q(user__isnull=False),
+                name="namespacerole_unique_user",
+            ),
+            models.UniqueConstraint(
+                fields=["hub", "namespace", "group"],
+                condition=Q(group__isnull=False),
+                name="namespacerole_unique_group",
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "role"]), models.Index(fields=["group", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.principal} {self.role} in {self.hub}/{self.namespace}"
