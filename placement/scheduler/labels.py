@@ -18,10 +18,11 @@ from placement.scheduler.errors import ManifestError
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "In", "NotIn", "Exists", "DoesNotExist"
 OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
 
-_NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+# \Z, not $: Python's $ also matches before a final newline, where Go's (apimachinery's) does not.
+_NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\Z")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")
 
 
 class SelectorError(ValueError):
@@ -33,16 +34,18 @@ class SelectorError(ValueError):
         self.message = message
 
 
-def qualified_name_error(key: str) -> str | None:
-    """Why `key` is not a Kubernetes qualified name (`[prefix/]name`), or None when it is."""
+def qualified_name_error(key: str, *, part_lengths: bool = True) -> str | None:
+    """Why `key` is not a Kubernetes qualified name (`[prefix/]name`), or None when it is. Without
+    `part_lengths` only the characters are checked: OCM's taint keys have the pattern of a qualified
+    name but a limit on the whole key only."""
     prefix, _, name = key.rpartition("/")
     if "/" in key and not prefix:
         return "prefix part must be non-empty"
-    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    if prefix and ((part_lengths and len(prefix) > 253) or not _DNS_SUBDOMAIN.match(prefix)):
         return "prefix part must be a lowercase RFC 1123 subdomain"
     if not name:
         return "name part must be non-empty"
-    if len(name) > 63 or not _NAME_PART.match(name):
+    if (part_lengths and len(name) > 63) or not _NAME_PART.match(name):
         return (
             "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
             "end with an alphanumeric character (at most 63 characters)"
