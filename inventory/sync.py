@@ -2,7 +2,8 @@
 
 `sync_hub` is the full re-list (Celery task, `sync_hubs`, a watch's re-list after 410 Gone);
 `apply_events` is the path watch events take, a burst of them in one transaction (`apply_event` for
-one). Both write through `KindRows`.
+one). Both write through `KindRows`, which stores no object that fails inventory.validation: such an
+object is recorded as an inventory.RejectedObject, and its last valid row (if any) is kept as it was.
 """
 
 import logging
@@ -10,11 +11,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from inventory import changes, memberships
+from inventory import changes, memberships, rejections, validation
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, served_kinds
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, SyncRun
 from inventory.objects import InvalidManifest, Row
@@ -50,10 +51,13 @@ def _key(lookup: dict[str, Any]) -> tuple[Any, ...]:
 
 
 class KindRows:
-    """The stored rows of one kind of one hub: upsert objects in bulk, delete what vanished."""
+    """The stored rows of one kind of one hub: upsert objects in bulk, delete what vanished.
 
-    def __init__(self, hub: Hub, kind: Kind, log: changes.ChangeLog) -> None:
-        self.hub, self.kind, self.log = hub, kind, log
+    `run` is the sync listing them (None for watch events); `rejected` counts the objects refused.
+    """
+
+    def __init__(self, hub: Hub, kind: Kind, log: changes.ChangeLog, run: SyncRun | None = None) -> None:
+        self.hub, self.kind, self.log, self.run = hub, kind, log, run
         self.handler = loader.KINDS[(kind.group, kind.name)]
         self.model: type[models.Model] = self.handler.model
         self.rows = self.model.objects.filter(hub=hub, **self.handler.scope)
@@ -64,24 +68,34 @@ class KindRows:
         self.has_uid = any(f.name == "uid" for f in self.model._meta.concrete_fields)
         self.seen: set[int] = set()
         self.listed = 0
+        self.rejected = 0
+        # identities of this kind's objects recorded as rejected, cleared when a valid version arrives
+        self.known_rejections = rejections.known(hub, kind.name)
 
-    def _to_rows(self, objects: Iterable[dict[str, Any]]) -> list[Row]:
-        """Rows keyed by their lookup (a repeated object keeps its last copy); bad objects are skipped."""
+    def _to_rows(self, objects: Iterable[dict[str, Any]]) -> tuple[list[Row], list[rejections.Rejection]]:
+        """Rows keyed by their lookup (a repeated object keeps its last copy), and the objects refused:
+        those that break a limit of inventory.validation or whose fields have the wrong type."""
         rows: dict[tuple[Any, ...], Row] = {}
+        refused: list[rejections.Rejection] = []
         for number, obj in enumerate(objects, start=1):
             if hubbindings.is_managed(_labels(obj)):
                 # written by this dashboard from its own rows (bindings, published decisions): not mirrored
                 continue
             document = Document(f"hub {self.hub.name} {self.kind.name}", number, obj)
             try:
-                if self.handler.namespaced and not document.namespace:
-                    raise InvalidManifest("metadata.namespace: missing")
+                if found := validation.problems(self.kind.name, obj, namespaced=self.handler.namespaced):
+                    raise InvalidManifest(validation.reason(found))
                 row = self.handler.to_row(document)
-            except (InvalidManifest, KeyError, TypeError) as exc:
-                logger.warning("hub %s: skipped %s %s: %s", self.hub.name, self.kind.name, _name(obj), exc)
+            except Exception as exc:  # noqa: BLE001 - any object the row builders choke on is refused alone
+                namespace, name = _identity(obj)
+                why = str(exc) if isinstance(exc, InvalidManifest) else f"{type(exc).__name__}: {exc}"
+                why = why[: rejections.MAX_REASON]
+                shown = validation.shown(f"{namespace}/{name}" if namespace else name)
+                logger.warning("hub %s: skipped %s %s: %s", self.hub.name, self.kind.name, shown, why)
+                refused.append(rejections.Rejection(self.kind.name, namespace, name, why))
                 continue
             rows[_key(row.lookup)] = row
-        return self._with_parents(self._without_shadowed(list(rows.values())))
+        return self._with_parents(self._without_shadowed(list(rows.values()))), refused
 
     def _without_shadowed(self, rows: list[Row]) -> list[Row]:
         """Rows whose name a dashboard-owned row already holds on this hub are left out (with a warning):
@@ -121,39 +135,88 @@ class KindRows:
         return by_uid, by_key
 
     def upsert(self, objects: Iterable[dict[str, Any]]) -> tuple[int, int]:
-        """Create or update the rows of `objects`; answers (added, updated). Unchanged rows stay as is."""
-        rows = self._to_rows(objects)
+        """Create or update the rows of `objects`; answers (added, updated). Unchanged rows stay as is, and
+        so do the rows of refused objects (recorded as rejected)."""
+        rows, refused = self._to_rows(objects)
         self.listed += len(rows)
+        self.rejected += len(refused)
+        try:
+            with transaction.atomic():
+                return self._write(rows, refused)
+        except IntegrityError as exc:
+            # another writer (the binding editor, a re-list) inserted one of these rows after they were
+            # read: the write was rolled back to its savepoint, and reading again finds that row
+            logger.info(
+                "hub %s: %s written meanwhile (%s); writing again", self.hub.name, self.kind.name, exc
+            )
+            with transaction.atomic():
+                return self._write(rows, refused)
+
+    def _write(self, rows: list[Row], refused: list[rejections.Rejection]) -> tuple[int, int]:
+        """One attempt of `upsert`, in its transaction; nothing of it is remembered unless it commits."""
+        rejections.record(self.hub, self.kind.name, refused, self.run)
+        kept = self._stored_pks([self._lookup(r.namespace, r.name) for r in refused])
+        accepted = {rejections.identity(row.lookup.get("namespace", ""), row.lookup["name"]) for row in rows}
+        rejections.clear(self.hub, self.kind.name, accepted & self.known_rejections)
         if not rows:
+            self.seen.update(kept)
             return 0, 0
         by_uid, by_key = self._stored(rows)
-        create, update = [], []
+        create, update, logged = [], [], []
         for row in rows:
             record = by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
             if record is None:
                 create.append(self.model(hub=self.hub, **row.lookup, **row.values))
-                self.log.record(None, create[-1])
+                logged.append((None, create[-1]))
                 continue
-            self.seen.add(record["pk"])
+            kept.add(record["pk"])
             if any(record[f] != value for f, value in row.values.items() if f not in UNCOMPARED):
                 update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
-                self.log.record(self.model(hub=self.hub, **record), update[-1])
+                logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
-        with transaction.atomic():
-            self.model.objects.bulk_create(create, batch_size=BATCH)
-            self.model.objects.bulk_update(update, fields, batch_size=BATCH)
-        self.seen.update(instance.pk for instance in create)
+        self.model.objects.bulk_create(create, batch_size=BATCH)
+        self.model.objects.bulk_update(update, fields, batch_size=BATCH)
+        self.seen.update(kept, (instance.pk for instance in create))
+        for old, new in logged:
+            self.log.record(old, new)
         return len(create), len(update)
 
+    def _lookup(self, namespace: str, name: str) -> dict[str, Any]:
+        """The lookup of an object by its metadata (the row builders' lookups without the row)."""
+        return (
+            self.handler.scope
+            | {"name": name}
+            | ({"namespace": namespace} if self.handler.namespaced else {})
+        )
+
+    def _stored_pks(self, lookups: list[dict[str, Any]]) -> set[int]:
+        match = Q()
+        for lookup in lookups:
+            match |= Q(**lookup)
+        return set(self.rows.filter(match).values_list("pk", flat=True)) if lookups else set()
+
     def delete(self, objects: Iterable[dict[str, Any]]) -> int:
-        """Delete the rows of `objects` (a watch's DELETED events)."""
-        rows = self._to_rows(objects)
-        if not rows:
+        """Delete the rows of `objects` (a watch's DELETED events), valid or not, and their rejections.
+        They are found by metadata alone: a deleted object's other fields do not matter."""
+        found: list[Row] = []
+        for obj in objects:
+            if hubbindings.is_managed(_labels(obj)):
+                continue
+            namespace, name = _identity(obj)
+            uid = _metadata(obj).get("uid")
+            values = {"uid": uid if isinstance(uid, str) else ""} if self.has_uid else {}
+            found.append(Row(self.model, self._lookup(namespace, name), values))
+        if not found:
             return 0
-        by_uid, by_key = self._stored(rows)
+        rejections.clear(
+            self.hub,
+            self.kind.name,
+            {rejections.identity(row.lookup.get("namespace", ""), row.lookup["name"]) for row in found},
+        )
+        by_uid, by_key = self._stored(found)
         pks = [
             record["pk"]
-            for row in rows
+            for row in found
             if (record := by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup)))
         ]
         return self._delete(pks)
@@ -177,18 +240,29 @@ class KindRows:
         self.listed = 0
 
 
-def _labels(obj: Any) -> dict[str, Any] | None:
+def _metadata(obj: Any) -> dict[str, Any]:
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
-    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def _labels(obj: Any) -> dict[str, Any] | None:
+    labels = _metadata(obj).get("labels")
     return labels if isinstance(labels, dict) else None
 
 
-def _name(obj: Any) -> str:
-    metadata = obj.get("metadata") if isinstance(obj, dict) else None
-    if not isinstance(metadata, dict):
+def _identity(obj: Any) -> tuple[str, str]:
+    """(namespace, name) of any object, as text whatever their types ("" when missing)."""
+    metadata = _metadata(obj)
+    namespace, name = metadata.get("namespace"), metadata.get("name")
+    return ("" if namespace is None else str(namespace)), ("" if name is None else str(name))
+
+
+def object_name(obj: Any) -> str:
+    """`namespace/name` (or `name`) of any object, for logs and for telling objects apart."""
+    if not _metadata(obj):
         return "<no metadata>"
-    namespace = metadata.get("namespace")
-    return f"{namespace}/{metadata.get('name')}" if namespace else str(metadata.get("name"))
+    namespace, name = _identity(obj)
+    return f"{namespace}/{name}" if namespace else name
 
 
 def _list_kind(
@@ -197,15 +271,18 @@ def _list_kind(
     """List every page of one kind into `table`; answers the list's resourceVersion."""
     for attempt in range(1, GONE_RESTARTS + 1):
         table.restart()
-        counts = run.kinds.setdefault(table.kind.name, {"listed": 0, "added": 0, "updated": 0, "removed": 0})
+        counts = run.kinds.setdefault(
+            table.kind.name, {"listed": 0, "added": 0, "updated": 0, "removed": 0, "rejected": 0}
+        )
         counts["listed"] = 0
         token, resource_version = "", ""
         try:
             while True:
                 page = client.list_page(table.kind, token, page_limit)
                 resource_version = resource_version or page.resource_version
+                rejected = table.rejected
                 added, updated = table.upsert(page.items)
-                _count_page(run, counts, table.listed, added, updated)
+                _count_page(run, counts, table.listed, added, updated, table.rejected - rejected)
                 heartbeat()
                 token = page.continue_token
                 if not token:
@@ -217,16 +294,20 @@ def _list_kind(
     raise AssertionError("unreachable")
 
 
-def _count_page(run: SyncRun, counts: dict[str, int], listed: int, added: int, updated: int) -> None:
+def _count_page(
+    run: SyncRun, counts: dict[str, int], listed: int, added: int, updated: int, rejected: int
+) -> None:
     """Committed per page so the UI can show progress while the sync runs; it is the run's heartbeat too."""
     counts["listed"] = listed
     counts["added"] += added
     counts["updated"] += updated
+    counts["rejected"] = counts.get("rejected", 0) + rejected
     run.pages += 1
     run.added += added
     run.updated += updated
+    run.rejected += rejected
     run.heartbeat_at = timezone.now()
-    run.save(update_fields=["pages", "added", "updated", "kinds", "heartbeat_at"])
+    run.save(update_fields=["pages", "added", "updated", "rejected", "kinds", "heartbeat_at"])
 
 
 def sync_hub(
@@ -246,13 +327,14 @@ def sync_hub(
     started = time.monotonic()
     try:
         with HubClient(hub) as client:
-            tables = [KindRows(hub, kind, log) for kind in served_kinds(hub)]
+            tables = [KindRows(hub, kind, log, run) for kind in served_kinds(hub)]
             for table in tables:
                 versions[table.kind.name] = _list_kind(client, table, run, page_limit, heartbeat)
         for table in tables:
             removed = table.delete_unseen()
             run.kinds[table.kind.name]["removed"] = removed
             run.removed += removed
+        rejections.prune(hub, run.started_at)
     except HubError as exc:
         raise SyncFailed(exc, _fail(hub, run, str(exc))) from exc
     except Exception as exc:
@@ -324,7 +406,7 @@ def apply_events(hub: Hub, kind: Kind, events: Sequence[Event]) -> bool:
     process without a broker) holds no lock."""
     last: dict[str, Event] = {}
     for event_type, obj in events:
-        last[_name(obj)] = (event_type, obj)
+        last[object_name(obj)] = (event_type, obj)
     log = changes.ChangeLog()
     table = KindRows(hub, kind, log)
     with transaction.atomic():

@@ -10,6 +10,7 @@ Values are never echoed in full: a reason quotes at most the first SHOWN charact
 """
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -54,6 +55,9 @@ TAINT_KEYS_MAX = ManagedCluster._meta.get_field("taint_keys").max_length
 OCM_EFFECTS = ("NoSelect", "PreferNoSelect", "NoSelectIfNew")
 FLEET_EFFECTS = ("NoSchedule",)
 INT32 = (-(2**31), 2**31 - 1)
+# A NUL character in any string, as JSON writes it (an escaped backslash before "u0000" is not one):
+# PostgreSQL stores none in text or jsonb, so it would fail the whole batch there (SQLite takes it).
+NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 # A reason names at most this many problems, and quotes at most SHOWN characters of a value.
 MAX_REPORTED = 5
 SHOWN = 40
@@ -298,11 +302,13 @@ def problems(kind: str, obj: Any, *, namespaced: bool) -> Problems:
     if not _typed(found, obj, "object", dict):
         return found
     try:
-        size = len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     except (RecursionError, TypeError, ValueError) as exc:
         return [f"object: cannot be measured: {type(exc).__name__}"]
-    if size > MAX_OBJECT_BYTES:
+    if (size := len(text.encode())) > MAX_OBJECT_BYTES:
         return [f"object: {size} bytes, at most {MAX_OBJECT_BYTES} are kept"]
+    if NUL.search(text):
+        found.append("object: a string holds a NUL character")
     _metadata(found, obj, namespaced)
     _conditions(found, _at(obj, "status.conditions"), "status.conditions")
     if check := KIND_CHECKS.get(kind):

@@ -405,6 +405,20 @@ CASES = [
         {"metadata": {"name": "p", "namespace": "n"}, "spec": {"blob": "b" * validation.MAX_OBJECT_BYTES}},
         "object",
     ),
+    (
+        "a NUL character in a condition message",
+        "ManagedCluster",
+        False,
+        with_value(CLUSTER, "status.conditions.0.message", "a\x00b"),
+        "NUL",
+    ),
+    (
+        "the text \\u0000 in a condition message",
+        "ManagedCluster",
+        False,
+        with_value(CLUSTER, "status.conditions.0.message", "\\u0000"),
+        None,
+    ),
     ("metadata of another type", "ManagedClusterSet", False, {"metadata": "cluster"}, "metadata"),
     ("an object that is no mapping", "ManagedClusterSet", False, ["cluster"], "object"),
 ]
