@@ -13,13 +13,13 @@ from types import TracebackType
 from typing import Any, Self
 
 import urllib3
-import yaml
 from django.conf import settings
 from kubernetes import client, config, watch
 from kubernetes.config.config_exception import ConfigException
 
 from inventory.credentials import CredentialsError
 from inventory.models import Hub
+from placement.scheduler.untrusted import load_yaml
 
 OCM_GROUP = "cluster.open-cluster-management.io"
 FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
@@ -126,7 +126,8 @@ class HubClient:
         self._temp_files: list[str] = []
         try:
             self.api_client = self._api_client(hub.credentials)
-        except (CredentialsError, ConfigException, yaml.YAMLError, ValueError, KeyError) as exc:
+        # ValueError covers the kubeconfig YAML the loader refuses (InputError)
+        except (CredentialsError, ConfigException, ValueError, KeyError) as exc:
             self.close()
             raise HubError(f"hub {hub.name}: unusable credentials: {exc}") from None
         self.api = client.CustomObjectsApi(self.api_client)
@@ -140,7 +141,7 @@ class HubClient:
         if "kubeconfig" in credentials:
             configuration = _configuration()
             api_client = config.new_client_from_config_dict(
-                yaml.safe_load(credentials["kubeconfig"]),
+                load_yaml(credentials["kubeconfig"]),
                 context=credentials.get("context") or None,
                 persist_config=False,
                 client_configuration=configuration,

@@ -18,10 +18,10 @@ from fleetui.editors import RowFormSet
 from inventory import editing
 from inventory.models import Hub
 from placement import service, tolerations
-from placement.importing import load_yaml
 from placement.models import Placement
 from placement.scheduler.labels import dns_subdomain_error
 from placement.scheduler.ocm.types import EQUAL, EXISTS
+from placement.scheduler.untrusted import MAX_BYTES, InputError, load_yaml
 
 # Sensible first specs: what the "New placement" page starts from for each kind.
 EXAMPLE_SPECS: dict[str, dict[str, Any]] = {
@@ -74,8 +74,8 @@ class SpecField(forms.CharField):
         text = super().to_python(value)
         try:
             spec = load_yaml(text) if text.strip() else {}
-        except yaml.YAMLError as exc:
-            raise ValidationError(f"spec: invalid YAML: {exc}", code="invalid") from None
+        except InputError as exc:
+            raise ValidationError(f"spec: {exc}", code="invalid") from None
         if spec is None:
             return {}
         if not isinstance(spec, dict):
@@ -163,6 +163,9 @@ class UploadForm(forms.Form):
     def clean_manifests(self) -> tuple[str, str]:
         """(file name, text); a file that is not UTF-8 is a field error."""
         upload = self.cleaned_data["manifests"]
+        if upload.size > MAX_BYTES:
+            message = f"{upload.name}: the file is too large: {upload.size} bytes (at most {MAX_BYTES})"
+            raise ValidationError(message, code="too_large")
         try:
             return upload.name, upload.read().decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-import yaml
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from inventory.models import Hub
 from placement import access, history, service
-from placement.manifests import KubernetesYamlLoader, LoadedManifests, read_text
+from placement.manifests import LoadedManifests, read_text
 from placement.models import Placement
 from placement.scheduler.documents import Document, Family, Problem
 from placement.scheduler.offline import CLUSTER_RESOURCE_PLACEMENT, PLACEMENT, ParsedObject, parse_documents
@@ -62,11 +60,6 @@ def load_text(source: str, text: str) -> LoadedManifests:
     # the file readers of `manage.py apply`, fed from memory so problems name the uploaded file
     read_text(source, text, as_json=source.endswith(".json"), loaded=loaded)
     return loaded
-
-
-def load_yaml(text: str) -> Any:
-    """One YAML value read as the apiserver reads it (timestamps stay strings, repeated keys fail)."""
-    return yaml.load(text, Loader=KubernetesYamlLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def apply_manifests(loaded: LoadedManifests, hub: Hub, actor: service.Actor) -> ApplyReport:

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import yaml
-
 from placement.models import Placement, PlacementDecision
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.ocm.decisions import DECISION_GROUP_INDEX_LABEL, DECISION_GROUP_NAME_LABEL
@@ -32,6 +30,7 @@ from placement.scheduler.rollout.ocm import (
     parse_rollout_strategy,
     plan_rollout,
 )
+from placement.scheduler.untrusted import InputError, load_yaml
 
 STRATEGY_ANNOTATION = "rollout.fleetui.io/strategy"
 
@@ -64,11 +63,11 @@ def declares_rollout(placement: Placement) -> bool:
 
 
 def strategy_of(placement: Placement) -> tuple[RolloutStrategy, bool]:
-    """The declared strategy (raises ManifestError / yaml.YAMLError), else ProgressivePerGroup."""
+    """The declared strategy (raises ManifestError / InputError), else ProgressivePerGroup."""
     raw = (placement.annotations or {}).get(STRATEGY_ANNOTATION)
     if raw is None:
         return RolloutStrategy(type=PROGRESSIVE_PER_GROUP), False
-    return parse_rollout_strategy(yaml.safe_load(raw), f"metadata.annotations[{STRATEGY_ANNOTATION}]"), True
+    return parse_rollout_strategy(load_yaml(raw), f"metadata.annotations[{STRATEGY_ANNOTATION}]"), True
 
 
 def preview(placement: Placement, pages: Iterable[PlacementDecision], now: datetime) -> Preview | None:
@@ -77,7 +76,7 @@ def preview(placement: Placement, pages: Iterable[PlacementDecision], now: datet
         return None
     try:
         strategy, declared = strategy_of(placement)
-    except (ManifestError, yaml.YAMLError) as exc:
+    except (ManifestError, InputError) as exc:
         return Preview(strategy="", declared=True, error=f"{STRATEGY_ANNOTATION}: {exc}")
     result = Preview(strategy=strategy.type, declared=declared)
     try:

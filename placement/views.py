@@ -6,8 +6,6 @@ what-if form evaluates through the API (`/api/placements/<id>/whatif/`) and appl
 upload manifests) write only on POST, through `placement.service` and `placement.importing`.
 """
 
-import json
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -54,6 +52,7 @@ from placement.forms import (
 )
 from placement.models import Placement, StagedUpdateRun, StagedUpdateStrategy
 from placement.scheduler.errors import ManifestError
+from placement.scheduler.untrusted import InputError, load_json
 
 SCORE_COLUMNS = (
     listing.Column("Rank", "rank"),
@@ -175,12 +174,12 @@ def placement_whatif_apply(request: HttpRequest, pk: int) -> HttpResponse:
     swapped out of band; a refusal goes to the what-if errors. A plain form post is redirected."""
     placement = _visible_placement(request, pk)
     try:
-        spec = json.loads(request.POST.get("spec", ""))
+        spec = load_json(request.POST.get("spec", ""))
         service.apply_spec(placement, spec, actor=request.user, trigger=WHATIF_TRIGGER, request=request)
     except PermissionDenied as exc:
         return _whatif_refused(request, str(exc), 403)
-    except ValueError as exc:  # the spec is not JSON
-        return _whatif_refused(request, f"spec: not JSON: {exc}", 400)
+    except InputError as exc:  # not JSON, or too large or deep to read
+        return _whatif_refused(request, f"spec: {exc}", 400)
     except ValidationError as exc:
         return _whatif_refused(request, "; ".join(" ".join(m) for m in exc.message_dict.values()), 400)
     if not listing.is_htmx(request):

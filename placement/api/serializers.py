@@ -8,7 +8,6 @@ from rest_framework import serializers
 from inventory.api.serializers import HubScopedSerializer
 from inventory.models import Hub
 from placement import approvals, queries, tables
-from placement.manifests import NUL_REFUSED, holds_nul
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -18,6 +17,7 @@ from placement.models import (
     StagedUpdateRun,
     StagedUpdateStrategy,
 )
+from placement.scheduler.untrusted import NUL_REFUSED, holds_nul
 from placement.tables import explanation_rows
 
 

@@ -33,7 +33,7 @@ def test_every_problem_is_reported_with_file_document_and_field(run_schedule) ->
     assert lines[:2] == [
         # `   clusterSets:` is indented one column deeper than `numberOfClusters:` above it
         f"{invalid_yaml}: document 2: invalid YAML at line 13, column 15: "
-        "mapping values are not allowed here",
+        "mapping values are not allowed in this context",
         f"{placements}: document 1: metadata.name: Required value: name is required",
     ]
     weight, operator, number = lines[2:]
