@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from placement.scheduler.errors import ManifestError
+from placement.scheduler.errors import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, ManifestError, in_range
 from placement.scheduler.fleet.properties import CAPACITY_TYPES, RESOURCE_PROPERTY_PREFIX
 from placement.scheduler.fleet.types import (
     ASCENDING,
@@ -119,12 +119,19 @@ def _string(raw: Any, path: str, *, required: bool = False, default: str = "") -
     return raw
 
 
-def _integer(raw: Any, path: str, default: int | None = None) -> int:
+def _integer(
+    raw: Any, path: str, default: int | None = None, *, minimum: int = INT32_MIN, maximum: int = INT32_MAX
+) -> int:
+    """An integer (an int32 unless told otherwise), as the hub's Go types hold it."""
     if raw is None and default is not None:
         return default
     if isinstance(raw, bool) or not isinstance(raw, int):
         raise ManifestError(path, f"Invalid value: {raw!r}: must be an integer")
-    return raw
+    return in_range(raw, path, minimum, maximum)
+
+
+def _int64(raw: Any, path: str, default: int | None = None) -> int:
+    return _integer(raw, path, default, minimum=INT64_MIN, maximum=INT64_MAX)
 
 
 def _enum(raw: Any, path: str, allowed: tuple[str, ...], default: str) -> str:
@@ -586,6 +593,8 @@ def _int_or_percent(raw: Any, path: str, default: str) -> int | str:
         return default
     if isinstance(raw, bool) or not isinstance(raw, int | str):
         raise ManifestError(path, f"Invalid value: {raw!r}: must be an integer or a percentage string")
+    if isinstance(raw, int):
+        in_range(raw, path)
     if isinstance(raw, str) and not _INT_OR_PERCENT.fullmatch(raw):
         raise ManifestError(
             path, f"Invalid value: \"{raw}\": {path} in body should match '{_INT_OR_PERCENT_PATTERN}'"
@@ -687,7 +696,7 @@ def parse_cluster_resource_placement(doc: Mapping[str, Any], warn: Warn) -> Clus
         policy=parse_placement_policy(spec.get("policy"), warn),
         strategy=parse_rollout_strategy(spec.get("strategy")),
         revision_history_limit=DEFAULT_REVISION_HISTORY_LIMIT if limit is None else limit,
-        generation=_integer(metadata.get("generation"), "metadata.generation", default=1),
+        generation=_int64(metadata.get("generation"), "metadata.generation", default=1),
     )
 
 
@@ -737,7 +746,7 @@ def _override_snapshots(spec: Mapping[str, Any]) -> OverrideSnapshots:
 def _binding_conditions(status: Mapping[str, Any]) -> tuple[BindingCondition, ...]:
     conditions = []
     for condition, where, common in _conditions(status.get("conditions"), "status.conditions"):
-        observed = _integer(condition.get("observedGeneration"), f"{where}.observedGeneration", default=0)
+        observed = _int64(condition.get("observedGeneration"), f"{where}.observedGeneration", default=0)
         conditions.append(BindingCondition(**common, observed_generation=observed))
     return tuple(conditions)
 
@@ -767,7 +776,7 @@ def parse_cluster_resource_binding(doc: Mapping[str, Any]) -> ClusterResourceBin
         previous_state=previous,
         resource_snapshot_name=_string(spec.get("resourceSnapshotName"), "spec.resourceSnapshotName"),
         overrides=_override_snapshots(spec),
-        generation=_integer(metadata.get("generation"), "metadata.generation", default=0),
+        generation=_int64(metadata.get("generation"), "metadata.generation", default=0),
         conditions=_binding_conditions(status),
     )
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from placement.scheduler.errors import ManifestError
+from placement.scheduler.errors import ManifestError, in_range
 from placement.scheduler.intstr import ceil_percent_of
 from placement.scheduler.labels import (
     LabelSelector,
@@ -35,7 +35,6 @@ DEFAULT_CLUSTERS_PER_DECISION_GROUP = "100%"  # CRD default
 
 CREATE, PATCH_STATUS, PATCH_LABELS, DELETE = "create", "patch-status", "patch-labels", "delete"
 
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # CRD pattern of clustersPerDecisionGroup (applies to string values only; "25" passes it and is then
 # Misconfigured at schedule time, while "150%" never reaches the scheduler)
 _CLUSTERS_PER_GROUP_PATTERN = re.compile(r"^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$")
@@ -134,11 +133,11 @@ def _parse_clusters_per_group(raw: Any, field_path: str) -> int | str:
         raise ManifestError(
             field_path, f'Invalid value: "{type(raw).__name__}": must be an integer or a string'
         )
-    if isinstance(raw, int) and not _INT32_MIN <= raw <= _INT32_MAX:
-        raise ManifestError(field_path, f"Invalid value: {raw}: must fit in a 32-bit integer")
+    if isinstance(raw, int):
+        in_range(raw, field_path)
     if isinstance(raw, str) and not _CLUSTERS_PER_GROUP_PATTERN.match(raw):
         raise ManifestError(
-            field_path, f'Invalid value: "{raw}": should match \'{_CLUSTERS_PER_GROUP_PATTERN.pattern}\''
+            field_path, f"Invalid value: \"{raw}\": should match '{_CLUSTERS_PER_GROUP_PATTERN.pattern}'"
         )
     return raw
 

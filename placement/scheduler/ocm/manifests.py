@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from placement.scheduler.errors import ManifestError, json_type
+from placement.scheduler.errors import INT64_MAX, ManifestError, in_range, json_type
 from placement.scheduler.labels import LabelSelector, Requirement, SelectorError, parse_label_selector
 from placement.scheduler.labels import parse_requirements as parse_label_requirements
 from placement.scheduler.ocm.decisions import parse_decision_strategy
@@ -250,7 +250,7 @@ def parse_add_on_placement_score(doc: Mapping[str, Any], warn: Warn) -> AddOnPla
         scores.append(
             (
                 _typed(item.get("name"), str, f"{path}.name", ""),
-                _typed(item.get("value"), int, f"{path}.value", 0),
+                in_range(_typed(item.get("value"), int, f"{path}.value", 0), f"{path}.value"),
             )
         )
     valid_until = _time(_field(doc, "status.validUntil", str, None), "status.validUntil")
@@ -278,11 +278,8 @@ def parse_placement(doc: Mapping[str, Any], warn: Warn) -> Placement:
     for index, item in enumerate(cluster_sets):
         _typed(item, str, f"spec.clusterSets[{index}]", "")
     number = _field(doc, "spec.numberOfClusters", int, None)
-    if number is not None and number < 0:
-        raise ManifestError(
-            "spec.numberOfClusters",
-            f"Invalid value: {number}: spec.numberOfClusters in body should be greater than or equal to 0",
-        )
+    if number is not None:
+        in_range(number, "spec.numberOfClusters", minimum=0)
     policy, spec_policy = _parse_prioritizer_policy(spec.get("prioritizerPolicy"), warn)
     if spec_policy is not None:
         spec["prioritizerPolicy"] = spec_policy
@@ -297,7 +294,7 @@ def parse_placement(doc: Mapping[str, Any], warn: Warn) -> Placement:
         prioritizer_policy=policy,
         tolerations=_parse_tolerations(_field(doc, "spec.tolerations", list, [])),
         decision_strategy=parse_decision_strategy(spec.get("decisionStrategy"), "spec.decisionStrategy"),
-        spread_policy=_field(doc, "spec.spreadPolicy", Mapping, None),
+        spread_policy=_spread_policy(doc),
         spec=spec,
     )
 
@@ -354,17 +351,9 @@ def _parse_prioritizer_policy(raw: Any, warn: Warn) -> tuple[PrioritizerPolicy, 
 def _parse_prioritizer_config(raw: Any, path: str, warn: Warn) -> tuple[PrioritizerConfig, Any]:
     if not isinstance(raw, Mapping):
         raise ManifestError(path, "must be an object")
-    weight = _typed(raw.get("weight"), int, f"{path}.weight", 1)
-    if weight > MAX_WEIGHT:
-        raise ManifestError(
-            f"{path}.weight",
-            f"Invalid value: {weight}: {path}.weight in body should be less than or equal to {MAX_WEIGHT}",
-        )
-    if weight < MIN_WEIGHT:
-        raise ManifestError(
-            f"{path}.weight",
-            f"Invalid value: {weight}: {path}.weight in body should be greater than or equal to {MIN_WEIGHT}",
-        )
+    weight = in_range(
+        _typed(raw.get("weight"), int, f"{path}.weight", 1), f"{path}.weight", MIN_WEIGHT, MAX_WEIGHT
+    )
     raw_coordinate = _typed(raw.get("scoreCoordinate"), Mapping, f"{path}.scoreCoordinate", None)
     if raw_coordinate is None and raw.get("name"):
         raw_coordinate = _legacy_coordinate(raw, path, warn)
@@ -425,12 +414,35 @@ def _parse_tolerations(raw: list[Any]) -> tuple[Toleration, ...]:
                 operator=operator,
                 value=_typed(item.get("value"), str, f"{path}.value", ""),
                 effect=effect,
-                toleration_seconds=_typed(
-                    item.get("tolerationSeconds"), int, f"{path}.tolerationSeconds", None
+                toleration_seconds=_toleration_seconds(
+                    item.get("tolerationSeconds"), f"{path}.tolerationSeconds"
                 ),
             )
         )
     return tuple(tolerations)
+
+
+# tolerationSeconds is an int64, but upstream turns it into a time.Duration (int64 nanoseconds): past
+# this many seconds the product wraps around, so the expiry it computes is meaningless
+_MAX_DURATION_SECONDS = INT64_MAX // 10**9
+
+
+def _toleration_seconds(raw: Any, path: str) -> int | None:
+    seconds = _typed(raw, int, path, None)
+    return None if seconds is None else in_range(seconds, path, -_MAX_DURATION_SECONDS, _MAX_DURATION_SECONDS)
+
+
+def _spread_policy(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """`spec.spreadPolicy` as given, once its maxSkews are in the CRD's range (1 up to an int32)."""
+    policy = _field(doc, "spec.spreadPolicy", Mapping, None)
+    path = "spec.spreadPolicy.spreadConstraints"
+    for index, constraint in enumerate(_field(doc, path, list, [])):
+        where = f"{path}[{index}]"
+        if not isinstance(constraint, Mapping):
+            raise ManifestError(where, "must be an object")
+        max_skew = _typed(constraint.get("maxSkew"), int, f"{where}.maxSkew", 1)
+        in_range(max_skew, f"{where}.maxSkew", minimum=1)
+    return policy
 
 
 _PARSERS: dict[str, Callable[[Mapping[str, Any], Warn], OcmObject]] = {

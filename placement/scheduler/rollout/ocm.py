@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from enum import Enum, StrEnum
 from typing import Any
 
-from placement.scheduler.errors import ManifestError
+from placement.scheduler.errors import ManifestError, in_range
 from placement.scheduler.intstr import ceil_percent_of
 from placement.scheduler.timeutil import DurationError, parse_go_duration
 
@@ -35,7 +35,6 @@ _THRESHOLD_REGEX = "^((100|[0-9]{1,2})%|[0-9]+)$"  # CRD pattern of maxFailures/
 # Go's `$` (no multiline) is the end of text; Python's would also match before a final newline.
 _TIMEOUT_PATTERN = re.compile(_TIMEOUT_REGEX[:-1] + r"\Z")
 _THRESHOLD_PATTERN = re.compile(_THRESHOLD_REGEX[:-1] + r"\Z")
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _ATOI = re.compile(r"[+-]?[0-9]+")
 
 
@@ -610,9 +609,7 @@ def _parse_progress_deadline(raw: Any, field_path: str) -> str:
 def _parse_threshold(raw: Any, field_path: str) -> int | str:
     """An XIntOrString field with the CRD pattern (which applies to strings only)."""
     if isinstance(raw, int) and not isinstance(raw, bool):
-        if not _INT32_MIN <= raw <= _INT32_MAX:
-            raise ManifestError(field_path, f"Invalid value: {raw}: must fit in int32")
-        return raw
+        return in_range(raw, field_path)
     if not isinstance(raw, str):
         raise ManifestError(field_path, f"Invalid value: {raw!r}: must be an integer or a string")
     if not _THRESHOLD_PATTERN.search(raw):
@@ -634,6 +631,7 @@ def _parse_mandatory_group(raw: Any, field_path: str) -> MandatoryDecisionGroup:
     index = entry.get("groupIndex", 0)
     if not isinstance(name, str):
         raise ManifestError(f"{field_path}.groupName", f"Invalid value: {name!r}: must be a string")
-    if isinstance(index, bool) or not isinstance(index, int) or not _INT32_MIN <= index <= _INT32_MAX:
+    if isinstance(index, bool) or not isinstance(index, int):
         raise ManifestError(f"{field_path}.groupIndex", f"Invalid value: {index!r}: must be an int32")
+    in_range(index, f"{field_path}.groupIndex")
     return MandatoryDecisionGroup(group_name=name, group_index=index)

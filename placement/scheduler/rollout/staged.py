@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from placement.scheduler.errors import ManifestError
+from placement.scheduler.errors import ManifestError, in_range
 from placement.scheduler.fleet.types import PICK_FIXED, PICK_N, STATE_UNSCHEDULED, PlacementPolicy
 from placement.scheduler.intstr import scaled_value
 from placement.scheduler.labels import LabelSelector, parse_optional_label_selector
@@ -198,7 +198,7 @@ def _parse_max_concurrency(raw: Any, path: str) -> int | str:
     if isinstance(raw, int):
         if raw < 1:
             raise ManifestError(path, "maxConcurrency must be at least 1")
-        return raw
+        return in_range(raw, path)
     if not _MAX_CONCURRENCY_PERCENT.match(raw):
         raise ManifestError(
             path, f"Invalid value: \"{raw}\": should match '{_MAX_CONCURRENCY_PERCENT_PATTERN}'"
