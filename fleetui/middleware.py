@@ -10,7 +10,8 @@ import time
 import uuid
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
 HEADER = "X-Request-ID"
 _SANE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -41,3 +42,28 @@ class ServerTimingMiddleware:
         response = self.get_response(request)
         response[self.HEADER] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
         return response
+
+
+class RequestSizeLimitMiddleware:
+    """A body larger than DATA_UPLOAD_MAX_MEMORY_SIZE answers 413 with a message before anything reads it.
+
+    Django refuses such bodies only when a form or `request.body` reads them, with its generic 400
+    page, and file uploads are not counted at all (they spool to disk); one limit on the declared
+    length covers every form, upload and API call. Without a Content-Length the WSGI body is empty.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if limit is None or length <= limit:
+            return self.get_response(request)
+        message = f"the request body is {length} bytes; at most {limit} bytes are accepted"
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": message}, status=413)
+        return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")

@@ -59,6 +59,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "fleetui.middleware.ServerTimingMiddleware",
     "fleetui.middleware.RequestIdMiddleware",
+    # A body over DATA_UPLOAD_MAX_MEMORY_SIZE answers 413 with a message before anything reads it.
+    "fleetui.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -134,6 +136,12 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# Request bodies: 2.5 MiB at most (a 1 MiB manifest upload with its form, or a spec as JSON); larger
+# ones answer 413 (fleetui.middleware.RequestSizeLimitMiddleware). Uploads stay in memory up to 1 MiB,
+# the largest manifest file the loader reads (placement.scheduler.untrusted.MAX_BYTES).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_MAX_MEMORY_SIZE = 1_048_576
+
 REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # Browsers use the session (with CSRF); scripts use `Authorization: Token <key>` (drf_create_token).
@@ -148,6 +156,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # A broker that is down answers 503 {"detail": "task queue unavailable, try again"}, not 500.
     "EXCEPTION_HANDLER": "fleetui.taskqueue.api_exception_handler",
+    # JSON bodies with the size and nesting limits of every untrusted input (413 / 400 with a message)
+    "DEFAULT_PARSER_CLASSES": [
+        "fleetui.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Fleet Placement Dashboard API",

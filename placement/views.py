@@ -259,6 +259,8 @@ def placement_upload(request: HttpRequest) -> HttpResponse:
         loaded = importing.load_text(*form.cleaned_data["manifests"])
         report = importing.apply_manifests(loaded, form.cleaned_data["hub"], request.user)
     status = 200 if report is None or not report.problems else 403 if report.refused else 400
+    if form.errors:  # a file too large or not UTF-8
+        status = 400
     return render(request, "placement/placement_upload.html", {"form": form, "report": report}, status=status)
 
 
