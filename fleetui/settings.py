@@ -6,6 +6,7 @@ Everything that differs between a laptop, CI and production comes from environme
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 from fleetui.env import database_config, env_bool, env_int, env_list, env_str, secret_key
@@ -51,6 +52,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "axes",
     "fleetui",
     "inventory",
     "placement",
@@ -71,6 +73,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A page action that cannot queue its task (the broker is down) answers 503 with a message.
     "fleetui.taskqueue.TaskQueueUnavailableMiddleware",
+    # Last, as django-axes asks: it turns a login refused during a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "fleetui.urls"
@@ -116,6 +120,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Login throttling (django-axes): 5 failed logins for one username from one address within 15 minutes
+# lock that pair out for 15 minutes from the last of them, on the login page and the admin's alike; a
+# successful login clears the count. The attempts are rows (axes' AccessAttempt, shown in the admin).
+# Attempts during a lockout are refused without being recorded: each recorded one appends to its row,
+# so a client hammering a locked login could otherwise grow that row (and its rewrites) without bound.
+# Tests log in with force_login, which does not authenticate; Client.login must pass a request.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "fleetui.views.locked_out"
+# The log lines of failures and lockouts name the username and address (as the attempt rows do); the
+# password is always masked.
+AXES_SENSITIVE_PARAMETERS: list[str] = []
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

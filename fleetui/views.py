@@ -1,8 +1,14 @@
+from typing import Any
+
+from axes.helpers import get_client_username, get_cool_off
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
+from django.utils.timesince import timeuntil
 from django.views.decorators.http import require_GET
 
 from inventory import roles
@@ -37,3 +43,16 @@ def healthz(request: HttpRequest) -> JsonResponse:
     except DatabaseError:
         return JsonResponse({"status": "error", "database": "unreachable"}, status=503)
     return JsonResponse({"status": "ok"})
+
+
+def locked_out(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None
+) -> HttpResponse:
+    """django-axes' answer to a login during a lockout (the login page's and the admin's): a page that
+    says why and for how long, with 429."""
+    now = timezone.now()
+    context = {
+        "username": get_client_username(request, credentials) or "",
+        "cooloff": timeuntil(now + get_cool_off(request), now),
+    }
+    return render(request, "registration/locked_out.html", context, status=settings.AXES_HTTP_RESPONSE_CODE)

@@ -13,7 +13,7 @@ from django.urls import reverse
 from inventory.models import AuditEntry, Hub
 from placement import access, importing, service
 from placement.models import Owner, Placement
-from tests.factories import PASSWORD, UserFactory, placement_role
+from tests.factories import UserFactory, placement_role
 from tests.placement.test_commands_apply import PLACEMENT as MANIFESTS
 from tests.placement_pages.access_support import VIEW, signed_in
 
@@ -213,7 +213,7 @@ def test_the_admin_role_on_a_set_bound_to_the_namespace_is_enough_to_create(clie
 
 def test_posts_need_the_csrf_token(ops: User, hub: Hub) -> None:
     client = Client(enforce_csrf_checks=True)
-    client.login(username=ops.username, password=PASSWORD)
+    client.force_login(ops)  # Client.login authenticates without a request, which django-axes refuses
     response = new_placement(client, hub)
     assert response.status_code == 403 and "CSRF" in response.content.decode()
     assert not Placement.objects.filter(owner=Owner.DASHBOARD).exists()
