@@ -9,6 +9,7 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from fleetui.env import database_config, env_bool, env_int, env_list, env_str, secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "axes",
+    "csp",
     "fleetui",
     "inventory",
     "placement",
@@ -71,6 +73,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     # A page action that cannot queue its task (the broker is down) answers 503 with a message.
     "fleetui.taskqueue.TaskQueueUnavailableMiddleware",
     # Last, as django-axes asks: it turns a login refused during a lockout into the lockout page.
@@ -147,6 +150,24 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# Content-Security-Policy (django-csp): scripts only from this site's own files, never inline or eval
+# (htmx runs with allowEval off; page behaviour lives in static/js; Swagger UI's start script is a file).
+# Styles allow 'unsafe-inline' because plotly.js injects its chart styles as <style> elements when it
+# draws, and the browsable API's page carries its code highlighting in one; inline styles run no code.
+# data: images are the ones plotly, the admin and Swagger UI embed in their stylesheets.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.templatetags.static import static
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from drf_spectacular.views import SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
@@ -288,8 +288,12 @@ class ClusterSetRoleViewSet(RoleRestrictedViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class ApiDocsView(SpectacularSwaggerView):
-    """Swagger UI from the vendored swagger-ui-dist in static/vendor/swagger-ui (no CDN)."""
+class ApiDocsView(SpectacularSwaggerSplitView):
+    """Swagger UI from the vendored swagger-ui-dist in static/vendor/swagger-ui (no CDN).
+
+    The split view serves its start script as a file of its own (`?script`): the Content-Security-Policy
+    allows no inline script.
+    """
 
     @staticmethod
     def _swagger_ui_resource(filename: str) -> str:

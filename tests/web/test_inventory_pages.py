@@ -54,7 +54,7 @@ def test_filter_sort_page_and_open_details(browser, live_server, password: str) 
 
     page.fill("#id_q", "region=us-west-1,vendor in (OpenShift,AKS),!spot")
     page.press("#id_q", "Enter")
-    page.wait_for_function("document.querySelector('#result-count').textContent === '60'")
+    page.wait_for_function("() => document.querySelector('#result-count').textContent === '60'")
     assert "q=region" in page.url
     assert page.evaluate("window.__noReload") is True
 

@@ -36,7 +36,7 @@ def open_placement(browser, live_server, placement: Placement, password: str):
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/$"))
     page.goto(f"{live_server.url}/placements/{placement.pk}/")
-    page.wait_for_function("document.getElementById('score-chart').data !== undefined")
+    page.wait_for_function("() => document.getElementById('score-chart').data !== undefined")
     # a marker on window dies with a full page load
     page.evaluate("window.__noReload = true")
     return page
@@ -49,7 +49,7 @@ def chart_values(page) -> list:
 def assert_applied(page, placement: Placement) -> None:
     page.wait_for_selector("#history >> text=what-if applied")
     assert "by ops" in page.inner_text("#history")
-    page.wait_for_function("document.getElementById('whatif-status').textContent.includes('Applied')")
+    page.wait_for_function("() => document.getElementById('whatif-status').textContent.includes('Applied')")
     assert page.evaluate("window.__noReload") is True
     placement.refresh_from_db()
     assert placement.spec["prioritizerPolicy"]["configurations"][0]["weight"] == -10
@@ -66,7 +66,7 @@ def test_move_a_weight_see_diff_and_chart_then_apply(browser, live_server, passw
     before = chart_values(page)
     page.fill("#weight-0-number", "-10")
     page.wait_for_selector("#whatif-result:not([hidden])")
-    page.wait_for_function("document.getElementById('whatif-status').textContent.includes('selected')")
+    page.wait_for_function("() => document.getElementById('whatif-status').textContent.includes('selected')")
     assert page.input_value("#weight-0") == "-10"  # the slider follows the number
     assert page.locator("#diff-kept li, #diff-added li, #diff-removed li").count() >= 3
     assert chart_values(page) != before
@@ -77,7 +77,7 @@ def test_move_a_weight_see_diff_and_chart_then_apply(browser, live_server, passw
     page.wait_for_selector("#whatif-errors >> text=less than or equal to 10")
     assert page.is_disabled("#whatif-apply")
     page.fill("#weight-0-number", "-10")
-    page.wait_for_function("!document.getElementById('whatif-apply').disabled")
+    page.wait_for_function("() => !document.getElementById('whatif-apply').disabled")
     page.click("#whatif-apply")
     assert_applied(page, shop)
     page.close()
@@ -94,10 +94,10 @@ def test_the_same_with_the_keyboard_only(browser, live_server, password, shop) -
     # the focused control is visibly outlined
     assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
     page.keyboard.press("Home")  # the slider's minimum, -10
-    page.wait_for_function("document.getElementById('whatif-status').textContent.includes('selected')")
+    page.wait_for_function("() => document.getElementById('whatif-status').textContent.includes('selected')")
     assert page.input_value("#weight-0-number") == "-10"
     assert chart_values(page) != before
-    page.wait_for_function("!document.getElementById('whatif-apply').disabled")
+    page.wait_for_function("() => !document.getElementById('whatif-apply').disabled")
     for _ in range(50):
         if page.evaluate("document.activeElement.id") == "whatif-apply":
             break

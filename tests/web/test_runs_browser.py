@@ -48,7 +48,7 @@ def test_open_a_run_see_its_preview_click_run_and_see_the_timeline(
     page.click("#run-run")
     page.wait_for_selector("#run-message >> text=state set to Run")
     assert page.inner_text("#run-state") == "Run"
-    page.wait_for_function("document.getElementById('run-timeline').data !== undefined")
+    page.wait_for_function("() => document.getElementById('run-timeline').data !== undefined")
     labels = page.evaluate("document.getElementById('run-timeline').data.flatMap(trace => trace.y)")
     assert "stage canary" in labels and f"canary · {CANARY[0]}" in labels
     first = page.locator('[data-stage="canary"] tbody tr').first
