@@ -5,6 +5,7 @@ scheduler's `to_explanation()`: clusters as columns), so a page of a 10,000-clus
 JSON read, a sort of the key columns and a ScoreRow per shown row.
 """
 
+import html
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -238,6 +239,14 @@ def filter_rows(rows: Sequence[Row], *, name: str = "", show: str = "") -> list[
     return [row for row in rows if wanted(row) and needle in row.name.lower()]
 
 
+def plotly_text(value: str) -> str:
+    """`value` as plotly shows it literally. Plotly reads the text of a figure (trace names, category
+    labels, hover text) as a little HTML: `<a href>` makes a link, `<b>` or `<br>` restyle it. Hub objects
+    name clusters, stages and prioritizers, so every such string goes through here; plotly turns the
+    entities back into the characters on screen."""
+    return html.escape(value, quote=False)
+
+
 def chart_figure(
     kind: str, rows: Sequence[ScoreRow], prioritizers: Sequence[str], top: int = CHART_TOP
 ) -> dict[str, Any]:
@@ -245,11 +254,11 @@ def chart_figure(
     ranked = [row for row in rows if row.rank is not None]
     ranked.sort(key=_rank_key)
     ranked = ranked[:top]
-    names = [row.name for row in ranked]
+    names = [plotly_text(row.name) for row in ranked]
     traces = [
         {
             "type": "bar",
-            "name": prioritizer,
+            "name": plotly_text(prioritizer),
             "x": names,
             "y": [row.contributions.get(prioritizer, 0) for row in ranked],
         }
@@ -558,7 +567,7 @@ _TIMELINE_COLOURS = {
 
 def _bar(label: str, start: datetime, end: datetime, state: str) -> dict[str, Any]:
     duration = (end - start) / timedelta(milliseconds=1)
-    return {"y": label, "base": format_time(start), "x": duration, "state": state}
+    return {"y": plotly_text(label), "base": format_time(start), "x": duration, "state": state}
 
 
 def timeline_figure(stages: Sequence[StageRow], now: datetime) -> dict[str, Any]:
