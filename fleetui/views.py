@@ -46,7 +46,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 def locked_out(
-    request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None
+    request: HttpRequest,
+    original_response: HttpResponse | None = None,
+    credentials: dict[str, Any] | None = None,
 ) -> HttpResponse:
     """django-axes' answer to a login during a lockout (the login page's and the admin's): a page that
     says why and for how long, with 429."""
