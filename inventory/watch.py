@@ -1,8 +1,11 @@
 """Live updates: one watch per hub and kind, its events written through the sync's row path.
 
 A watch resumes from the resourceVersion of the last complete list; 410 Gone re-lists the hub (a
-SyncRun with trigger watch-relist) and resumes from the new versions; a dropped connection, or a batch
-the database refused, reconnects with exponential backoff from the last batch written.
+SyncRun with trigger watch-relist) and resumes from the new versions; a dropped connection, a database
+that is unavailable, or any other failure of the stream reconnects with exponential backoff (with
+jitter) from the last batch written. The hub is untrusted: an event that cannot be written (a malformed
+object, a bug it triggers) is logged with its object's identity, counted and passed over, so a watch
+thread ends only when it is told to stop, or when its hub is removed.
 
 Events are written in batches, one transaction each: a background thread reads the stream while the
 watching thread writes what has arrived, so a burst (a hub's heartbeats, a label change on many
@@ -11,17 +14,20 @@ clusters) costs a few transactions, not one per event, and a lone event waits at
 
 import logging
 import queue
+import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, served_kinds
 from inventory.models import Hub, SyncRun
-from inventory.sync import SyncFailed, apply_events
+from inventory.sync import Event, SyncFailed, apply_events, object_name
 from inventory.tasks import run_locked_sync
+from inventory.validation import RESOURCE_VERSION_MAX, shown
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +40,8 @@ BATCH_LINGER = 0.05
 # How often a thread blocked on the stream looks at `stop`.
 STOP_POLL = 0.5
 WRITTEN = ("ADDED", "MODIFIED", "DELETED")
+# The database itself failing (down, connection lost): the batch is written again once it is back.
+UNAVAILABLE = (OperationalError, InterfaceError)
 
 
 class EventStream:
@@ -121,6 +129,10 @@ class HubWatcher:
         # per kind: the resourceVersion of the last batch written, where a lost watch resumes
         self.versions: dict[str, str] = {}
         self.threads: list[threading.Thread] = []
+        # per kind: events passed over because they could not be written, and streams restarted after
+        # an unexpected failure
+        self.failed_events: Counter[str] = Counter()
+        self.restarts: Counter[str] = Counter()
 
     def start(self) -> "HubWatcher":
         for kind in self.kinds:
@@ -138,8 +150,14 @@ class HubWatcher:
     def _run(self, kind: Kind) -> None:
         try:
             self.run_kind(kind)
+        except BaseException:
+            logger.critical(
+                "hub %s: the %s watch thread ended by an error", self.name, kind.name, exc_info=True
+            )
+            raise
         finally:
             connection.close()  # each thread has its own database connection
+        logger.info("hub %s: %s watch stopped", self.name, kind.name)
 
     def run_kind(self, kind: Kind) -> None:
         """Watch one kind in the calling thread until `stop` is set."""
@@ -147,7 +165,10 @@ class HubWatcher:
         relists = -1
         while not self.stop.is_set():
             try:
-                hub = Hub.objects.get(pk=self.hub_id)
+                hub = Hub.objects.filter(pk=self.hub_id).first()
+                if hub is None:
+                    logger.warning("hub %s: removed; its %s watch ends", self.name, kind.name)
+                    return
                 if relists != self._relists:
                     # first start or after a re-list: resume from the versions that list recorded
                     relists = self._relists
@@ -159,42 +180,90 @@ class HubWatcher:
             except GoneError as exc:
                 logger.info("hub %s: %s; re-listing", self.name, exc)
                 if not self._relist(relists):
-                    self.stop.wait(backoff)
-                    backoff = min(backoff * 2, BACKOFF_CAP)
+                    backoff = self._pause(backoff)
             except HubError as exc:
                 logger.warning("hub %s: watch lost: %s; reconnecting in %.0fs", self.name, exc, backoff)
-                self.stop.wait(backoff)
-                backoff = min(backoff * 2, BACKOFF_CAP)
+                backoff = self._pause(backoff)
             except DatabaseError as exc:
                 # nothing of the refused batch was written: the hub sends it again from the last version
                 logger.warning(
                     "hub %s: %s events not written: %s; resuming in %.0fs", self.name, kind.name, exc, backoff
                 )
                 connection.close_if_unusable_or_obsolete()
-                self.stop.wait(backoff)
-                backoff = min(backoff * 2, BACKOFF_CAP)
+                backoff = self._pause(backoff)
+            except Exception:
+                # a failure nobody foresaw (a bug a hub object triggers): the stream starts again, from the
+                # last batch written, rather than the thread dying with its watch
+                self.restarts[kind.name] += 1
+                logger.exception(
+                    "hub %s: %s watch failed; restarting it in %.0fs", self.name, kind.name, backoff
+                )
+                connection.close_if_unusable_or_obsolete()
+                backoff = self._pause(backoff)
+
+    def _pause(self, backoff: float) -> float:
+        """Wait about `backoff` seconds (up to half less, at random, so the watches of many hubs and kinds
+        do not reconnect in step) or until stopped; answers the next backoff, doubled up to the cap."""
+        self.stop.wait(backoff * random.uniform(0.5, 1.0))
+        return min(backoff * 2, BACKOFF_CAP)
 
     def _follow(self, hub: Hub, kind: Kind) -> None:
         """Write events in batches until the server ends the watch, recording the version written."""
         stream = EventStream(hub, kind, self.versions[kind.name], self.timeout_seconds)
         try:
             for batch in stream.batches(self.stop):
-                events = [(e["type"], e["object"]) for e in batch if e["type"] in WRITTEN]
+                events = [(e.get("type"), e.get("object")) for e in batch if e.get("type") in WRITTEN]
+                for event_type, obj in events:
+                    if not isinstance(obj, dict):
+                        self._passed_over(kind, f"{event_type} event without an object: {shown(obj)}")
+                events = [(event_type, obj) for event_type, obj in events if isinstance(obj, dict)]
                 if events:
-                    apply_events(hub, kind, events)
+                    self._apply(hub, kind, events)
                     logger.debug(
                         "hub %s: %d %s events, last %s",
                         self.name,
                         len(events),
                         kind.name,
-                        _name(events[-1][1]),
+                        shown(object_name(events[-1][1])),
                     )
                 for event in reversed(batch):
-                    if version := (event["object"].get("metadata") or {}).get("resourceVersion"):
+                    if version := _version(event):
                         self.versions[kind.name] = version
                         break
         finally:
             stream.close()
+
+    def _apply(self, hub: Hub, kind: Kind, events: list[Event]) -> None:
+        """Write a batch of events; when it fails for a reason of its own (not the database being
+        unavailable), write its events one at a time, so a bad event costs itself alone."""
+        try:
+            apply_events(hub, kind, events)
+            return
+        except UNAVAILABLE:
+            raise
+        except Exception:
+            if len(events) == 1:
+                self._passed_over(kind, f"{events[0][0]} {shown(object_name(events[0][1]))} not written")
+                return
+            logger.warning(
+                "hub %s: a batch of %d %s events failed; writing them one at a time",
+                self.name,
+                len(events),
+                kind.name,
+                exc_info=True,
+            )
+        for event in events:
+            try:
+                apply_events(hub, kind, [event])
+            except UNAVAILABLE:
+                raise
+            except Exception:
+                self._passed_over(kind, f"{event[0]} {shown(object_name(event[1]))} not written")
+
+    def _passed_over(self, kind: Kind, what: str) -> None:
+        """Count and log (with the exception being handled, if any) an event the watch goes past."""
+        self.failed_events[kind.name] += 1
+        logger.error("hub %s: %s event passed over: %s", self.name, kind.name, what, exc_info=True)
 
     def _relist(self, relists_seen: int) -> bool:
         """One re-list for every thread that hit the same 410; False when it could not run now."""
@@ -212,9 +281,12 @@ class HubWatcher:
             return True
 
 
-def _name(obj: dict[str, Any]) -> str:
-    metadata = obj.get("metadata") or {}
-    return "/".join(filter(None, (metadata.get("namespace"), metadata.get("name"))))
+def _version(event: dict[str, Any]) -> str:
+    """The resourceVersion an event carries, where a lost watch resumes ("" when it has none usable)."""
+    obj = event.get("object")
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    version = metadata.get("resourceVersion") if isinstance(metadata, dict) else None
+    return version if isinstance(version, str) and len(version) <= RESOURCE_VERSION_MAX else ""
 
 
 def watch_hubs(hubs: list[Hub], stop: threading.Event, timeout_seconds: int = 60) -> list[HubWatcher]:

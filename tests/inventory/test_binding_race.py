@@ -1,0 +1,77 @@
+"""A binding the editor writes while the watcher writes it too (each in its own PostgreSQL transaction):
+the watcher's insert meets the editor's row once it commits, and writes again as an update; one row, no
+error, no lost or restarted watch."""
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.db import connection, transaction
+
+from inventory import sync
+from inventory.demohub import DemoHub
+from inventory.hubclient import KINDS_BY_NAME
+from inventory.models import Hub, ManagedClusterSetBinding
+from inventory.watch import HubWatcher
+from tests.factories import synced_demo_hub_row
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+BINDING = KINDS_BY_NAME["ManagedClusterSetBinding"]
+# a connection inserting a binding row, waiting for another transaction's row of the same key
+INSERT_WAITING = (
+    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    " AND query LIKE 'INSERT INTO \"inventory_managedclustersetbinding\"%%'"
+)
+
+
+@pytest.fixture
+def watching(demo_hub: DemoHub, database_url: str) -> Iterator[tuple[Hub, HubWatcher]]:
+    if connection.vendor != "postgresql":
+        pytest.skip("DATABASE_URL is not a PostgreSQL database")
+    hub = synced_demo_hub_row(demo_hub)
+    stop = threading.Event()
+    watcher = HubWatcher(hub, stop, timeout_seconds=5).start()
+    try:
+        yield hub, watcher
+    finally:
+        stop.set()
+        watcher.join(30)
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "did not happen in time"
+        time.sleep(0.05)
+
+
+def binding(namespace: str) -> dict:
+    return {
+        "apiVersion": "cluster.open-cluster-management.io/v1beta2",
+        "kind": "ManagedClusterSetBinding",
+        "metadata": {"name": "staging", "namespace": namespace},
+        "spec": {"clusterSet": "staging"},
+    }
+
+
+def test_the_editor_and_the_watcher_write_the_same_binding(demo_hub: DemoHub, watching, caplog) -> None:
+    hub, watcher = watching
+    rows = ManagedClusterSetBinding.objects.filter(hub=hub, name="staging")
+    with transaction.atomic():
+        # what the editor does: create the binding on the hub, then its row from the hub's answer
+        created = demo_hub.store.create(binding("team-race"))
+        sync.apply_event(hub, BINDING, "ADDED", created)
+        # the watcher saw the same object and is inserting its row: it waits for this transaction
+        with connection.cursor() as cursor:
+            wait_for(lambda: cursor.execute(INSERT_WAITING) or cursor.fetchone()[0] > 0)
+    # the watch goes on after it
+    demo_hub.store.create(binding("team-after"))
+    wait_for(lambda: rows.filter(namespace="team-after").exists())
+
+    assert rows.filter(namespace="team-race").count() == 1
+    assert rows.get(namespace="team-race").uid == created["metadata"]["uid"]
+    assert sum(watcher.failed_events.values()) == sum(watcher.restarts.values()) == 0
+    assert all(thread.is_alive() for thread in watcher.threads)
+    assert not [r for r in caplog.records if "not written" in r.getMessage()]
+    assert [r for r in caplog.records if "written meanwhile" in r.getMessage()]
