@@ -22,8 +22,16 @@ BASE_DIR = Path(__file__).resolve().parents[1]
 def run_on_sqlite(module: str, database: Path, *args: str, broker_url: str = "") -> tuple[Any, str]:
     """Run `python -m module args` with the site on the SQLite file `database` (and this broker, or
     in-process tasks), as `make run` has it; answers the JSON it printed and its stderr."""
+    return run_module(module, f"sqlite:///{database}", *args, broker_url=broker_url)
+
+
+def run_module(
+    module: str, database_url: str, *args: str, broker_url: str = "", timeout: float = 300
+) -> tuple[Any, str]:
+    """Run `python -m module args` with the site on `database_url` (and this broker, or in-process
+    tasks); answers the JSON it printed and its stderr. Fails after `timeout` seconds."""
     environ = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
-    environ |= {"DEBUG": "1", "DATABASE_URL": f"sqlite:///{database}"}
+    environ |= {"DEBUG": "1", "DATABASE_URL": database_url}
     if broker_url:
         environ["CELERY_BROKER_URL"] = broker_url
     result = subprocess.run(
@@ -32,7 +40,7 @@ def run_on_sqlite(module: str, database: Path, *args: str, broker_url: str = "")
         env=environ,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout), result.stderr

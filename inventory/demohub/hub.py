@@ -10,6 +10,7 @@ from typing import Self
 from inventory.demohub.churn import Churn
 from inventory.demohub.faults import FaultInjector
 from inventory.demohub.fleetsim import ApplySettings, FleetSimulator
+from inventory.demohub.hostile import seed_hostile
 from inventory.demohub.seed import seed_store
 from inventory.demohub.server import HubServer
 from inventory.demohub.store import Clock, Store
@@ -28,6 +29,9 @@ class DemoHub:
 
     `conflict_rate` (or `conflict_next()`) makes conditional updates meet a concurrent write and a 409
     Conflict, as on a hub where other controllers write the same objects (see faults.py).
+
+    `hostile=True` also serves objects a broken or malicious hub could hold (see hostile.py); `hostile`
+    is then their names by what makes each hostile.
     """
 
     def __init__(
@@ -51,11 +55,13 @@ class DemoHub:
         available_seconds: float = 3.0,
         apply_failure_rate: float = 0.0,
         controller_seconds: float = 0.2,
+        hostile: bool = False,
     ) -> None:
         if controllers and not fleet:
             raise ValueError("the simulated hub controllers need fleet=True")
         self.store = Store(seed=seed, retained_events=retained_events, clock=clock)
         self.seeded = seed_store(self.store, clusters, fleet=fleet, seed=seed)
+        self.hostile = seed_hostile(self.store) if hostile else {}
         settings = ApplySettings(apply_seconds, available_seconds, apply_failure_rate, seed)
         self.controllers = FleetSimulator(self.store, settings) if controllers else None
         self._controller_seconds = controller_seconds

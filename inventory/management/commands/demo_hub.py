@@ -1,8 +1,9 @@
-"""`python manage.py demo_hub [--port 8001] [--clusters 200] [--fleet] [--seed N] ...`.
+"""`python manage.py demo_hub [--port 8001] [--clusters 200] [--fleet] [--seed N] [--hostile] ...`.
 
 Serve a synthetic fleet over the Kubernetes REST API until interrupted, so the dashboard (or kubectl)
 has a hub to talk to without any real cluster. With `--fleet` it also plays a KubeFleet hub's
-controllers for rollouts (work apply, staged update runs, approvals) unless `--no-controllers`.
+controllers for rollouts (work apply, staged update runs, approvals) unless `--no-controllers`. With
+`--hostile` it also serves objects a broken or malicious hub could hold, which the dashboard refuses.
 """
 
 import threading
@@ -68,7 +69,11 @@ class Command(BaseCommand):
             default=60.0,
             help="refresh Fleet agent heartbeats this often (default 60; 0: never, they go stale in 5 min)",
         )
-
+        parser.add_argument(
+            "--hostile",
+            action="store_true",
+            help="also serve hostile objects (oversized names, keys and labels, wrong types, an alias bomb)",
+        )
         parser.add_argument(
             "--no-controllers",
             action="store_true",
@@ -111,6 +116,7 @@ class Command(BaseCommand):
             apply_seconds=options["apply_seconds"],
             available_seconds=options["available_seconds"],
             apply_failure_rate=options["apply_failure_rate"],
+            hostile=options["hostile"],
         )
         try:
             hub.start()
@@ -121,6 +127,8 @@ class Command(BaseCommand):
         seeded = ", ".join(f"{count} {kind}" for kind, count in sorted(hub.seeded.items()))
         self.stdout.write(self.style.SUCCESS(f"Demo hub serving at {hub.url} (seed {options['seed']})"))
         self.stdout.write(f"Seeded: {seeded}")
+        if hub.hostile:
+            self.stdout.write(f"Hostile objects: {', '.join(hub.hostile)}")
         if hub.controllers is not None:
             applied, available = options["apply_seconds"], options["available_seconds"]
             self.stdout.write(
