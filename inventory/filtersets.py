@@ -24,6 +24,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    RejectedObject,
     SyncRun,
 )
 from placement.scheduler.labels import LabelSelector
@@ -197,6 +198,15 @@ class SyncRunFilterSet(HubScopedFilterSet):
     class Meta:
         model = SyncRun
         fields = ["state", "trigger"]
+
+
+class RejectedObjectFilterSet(HubScopedFilterSet):
+    kind = django_filters.CharFilter()
+    sync_run = django_filters.NumberFilter(field_name="sync_run_id")
+
+    class Meta:
+        model = RejectedObject
+        fields = ["kind", "sync_run"]
 
 
 # Entries name their object by its model's label (audit.record); these apps' models are the ones audited.

@@ -46,6 +46,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    RejectedObject,
 )
 from placement.models import (
     ApprovalRequest,
@@ -157,6 +158,8 @@ RULES: dict[type[models.Model], Callable[[QuerySet], Q | Exists]] = {
     # cluster-scoped like a CRP, and what CRPs of its hub roll out with
     StagedUpdateStrategy: lambda set_ids: Exists(_populated_sets_of(set_ids, OuterRef("hub_id"))),
     ApprovalRequest: _through_placement("run__placement"),
+    # operator data (the names of every team's objects, hubs' faults): superusers only
+    RejectedObject: lambda set_ids: Q(pk__in=[]),
 }
 
 

@@ -36,6 +36,9 @@ CLUSTER_SET_COLUMNS = (
     Column("Bound namespaces"),
 )
 
+REJECTED_COLUMNS = tuple(
+    Column(header) for header in ("Hub", "Kind", "Object", "Reason", "First seen", "Last seen")
+)
 AUDIT_COLUMNS = tuple(
     Column(header)
     for header in ("Time", "Actor", "Action", "Target", "Outcome", "Hub", "Request id", "Source", "Details")

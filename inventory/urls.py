@@ -30,5 +30,6 @@ urlpatterns = [
         views.clusterset_access_remove,
         name="clusterset-access-remove",
     ),
+    path("rejected/", views.rejected_list, name="rejected-list"),
     path("audit/", views.audit_list, name="audit-list"),
 ]

@@ -20,7 +20,12 @@ from django_filters import FilterSet
 from fleetui import listing
 from fleetui.editors import EditFailed, EditorPage, ListEditor, edit_rows, respond
 from inventory import access, audit, editing, queries, roles, tables
-from inventory.filtersets import AuditEntryFilterSet, ClusterFilterSet, ClusterSetFilterSet
+from inventory.filtersets import (
+    AuditEntryFilterSet,
+    ClusterFilterSet,
+    ClusterSetFilterSet,
+    RejectedObjectFilterSet,
+)
 from inventory.forms import BaseTaintFormSet, BindingForm, TaintFormSet, add_errors
 from inventory.hubclient import HubError
 from inventory.models import (
@@ -30,6 +35,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    RejectedObject,
     SyncRun,
 )
 from inventory.tasks import request_sync
@@ -222,6 +228,22 @@ def clusterset_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 # --- the audit log
+
+
+@login_required
+@require_GET
+def rejected_list(request: HttpRequest) -> HttpResponse:
+    """Hub objects the sync or the watcher refused (inventory.validation), with why, by hub and kind;
+    superusers see them (inventory.roles), others an empty list."""
+    rows = roles.restrict(RejectedObject.objects.select_related("hub"), request.user)
+    filterset = RejectedObjectFilterSet(
+        request.GET, queryset=rows.order_by("hub__name", "kind", "namespace", "name", "pk"), request=request
+    )
+    context = _listing(request, filterset, tables.REJECTED_COLUMNS)
+    context["hidden_filters"] = ["hub_id", "sync_run"]
+    return listing.render_list(
+        request, "inventory/rejected_list.html", "inventory/_rejected_table.html", context
+    )
 
 
 @login_required

@@ -16,6 +16,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    RejectedObject,
     SyncRun,
 )
 
@@ -45,8 +46,31 @@ class SyncRunSerializer(HubScopedSerializer):
             "added",
             "updated",
             "removed",
+            "rejected",
             "error",
         ]
+
+
+class RejectedObjectSerializer(HubScopedSerializer):
+    """A hub object that failed validation and is not stored; `name` and `namespace` are cut to 253
+    characters (`identity` tells apart objects whose names only differ after that)."""
+
+    class Meta:
+        model = RejectedObject
+        fields = [
+            "id",
+            "hub",
+            "hub_id",
+            "sync_run",
+            "kind",
+            "namespace",
+            "name",
+            "identity",
+            "reason",
+            "first_seen",
+            "last_seen",
+        ]
+        read_only_fields = fields
 
 
 class HubSerializer(serializers.ModelSerializer):

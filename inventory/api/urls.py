@@ -11,6 +11,7 @@ router.register("cluster-sets", views.ClusterSetViewSet, basename="cluster-set")
 router.register("cluster-set-bindings", views.ClusterSetBindingViewSet, basename="cluster-set-binding")
 router.register("addon-placement-scores", views.AddOnPlacementScoreViewSet, basename="addon-placement-score")
 router.register("sync-runs", views.SyncRunViewSet, basename="sync-run")
+router.register("rejected-objects", views.RejectedObjectViewSet, basename="rejected-object")
 router.register("cluster-set-roles", views.ClusterSetRoleViewSet, basename="cluster-set-role")
 router.register("audit", views.AuditEntryViewSet, basename="audit-entry")
 

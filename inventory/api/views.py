@@ -30,6 +30,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    RejectedObject,
     SyncRun,
 )
 from inventory.tasks import request_sync
@@ -232,6 +233,16 @@ class SyncRunViewSet(InventoryViewSet):
     queryset = SyncRun.objects.select_related("hub").order_by("-started_at", "-pk")
     serializer_class = api.SyncRunSerializer
     filterset_class = filtersets.SyncRunFilterSet
+
+
+class RejectedObjectViewSet(RoleRestrictedViewSet):
+    """Hub objects the sync or the watcher refused (inventory.validation), with why; superusers only."""
+
+    queryset = RejectedObject.objects.select_related("hub").order_by(
+        "hub__name", "kind", "namespace", "name", "pk"
+    )
+    serializer_class = api.RejectedObjectSerializer
+    filterset_class = filtersets.RejectedObjectFilterSet
 
 
 class AuditEntryViewSet(InventoryViewSet):
