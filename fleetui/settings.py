@@ -219,6 +219,9 @@ SPECTACULAR_SETTINGS = {
         "PlacementKindEnum": "placement.models.Placement.Kind",
         # `outcome` is a generic name; the audit log's owns it explicitly
         "AuditOutcomeEnum": "inventory.models.AuditEntry.Outcome",
+        # cluster-set and namespace roles both have a `role` choice field
+        "ClusterSetRoleEnum": "inventory.models.ClusterSetRole.Role",
+        "NamespaceRoleEnum": "inventory.models.NamespaceRole.Role",
     },
 }
 

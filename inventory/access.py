@@ -1,7 +1,7 @@
-"""The access management tab of a cluster set: its forms and what its template shows.
+"""The access management tab of a cluster set or of a namespace: its forms and what its template shows.
 
 The rules (who may see or change what, the last-admin rule, the audit) live in inventory.roles; this
-module turns form input into users and groups and gathers the tab's rows.
+module turns form input into users and groups and gathers the tab's rows, whatever the scope.
 """
 
 from typing import Any
@@ -11,19 +11,44 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
 from django.http import HttpRequest
+from django.urls import reverse
 
 from inventory import roles
-from inventory.models import ManagedClusterSet
+from inventory.models import NamespaceRole
 
-ROLE_CHOICES = [(roles.ADMIN, "Cluster set admin"), (roles.VIEW, "Cluster set view")]
+Choices = list[tuple[str, str]]
+SET_ROLES: Choices = [(roles.ADMIN, "Cluster set admin"), (roles.VIEW, "Cluster set view")]
+NAMESPACE_ROLES: Choices = [
+    (NamespaceRole.Role.ADMIN, "Namespace admin"),
+    (NamespaceRole.Role.EDIT, "Namespace edit"),
+    (NamespaceRole.Role.VIEW, "Namespace view"),
+]
+SET_SUMMARY = (
+    "Cluster set admins edit taints of its clusters, bind it to the namespaces they administer, approve "
+    "rollouts that touch its clusters and grant roles on it. Cluster set viewers see the set, its clusters "
+    "and the placements that can use it. Superusers can do everything."
+)
+NAMESPACE_SUMMARY = (
+    "Namespace viewers see its placements and bindings; editors also add, change and delete its "
+    "placements; admins also bind the cluster sets they administer into it and grant roles in it. "
+    "Superusers can do everything."
+)
+
+
+def role_choices(scope: roles.Scope) -> Choices:
+    return NAMESPACE_ROLES if isinstance(scope, roles.Namespace) else SET_ROLES
 
 
 class GrantForm(forms.Form):
-    """Add a user or a group, by name, with a role."""
+    """Add a user or a group, by name, with one of the scope's roles."""
 
     kind = forms.ChoiceField(label="Type", choices=[("user", "User"), ("group", "Group")], initial="user")
     name = forms.CharField(label="User or group name", max_length=150)
-    role = forms.ChoiceField(choices=ROLE_CHOICES, initial=roles.VIEW)
+    role = forms.ChoiceField(choices=SET_ROLES, initial=roles.VIEW)
+
+    def __init__(self, *args: Any, choices: Choices = SET_ROLES, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["role"].choices = choices
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -42,23 +67,58 @@ class GrantForm(forms.Form):
 
 
 class ChangeForm(forms.Form):
-    role = forms.ChoiceField(choices=ROLE_CHOICES)
+    role = forms.ChoiceField(choices=SET_ROLES)
+
+    def __init__(self, *args: Any, choices: Choices = SET_ROLES, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["role"].choices = choices
+
+
+def urls(scope: roles.Scope) -> tuple[str, tuple[Any, ...], list[tuple[str, str]]]:
+    """The URL name prefix of the scope's access views, the arguments they share, and the crumbs of the
+    page the tab stands on (label, URL)."""
+    hub = scope.hub
+    if isinstance(scope, roles.Namespace):
+        args: tuple[Any, ...] = (hub.pk, scope.name)
+        crumbs = [
+            ("Hubs", reverse("inventory:hub-list")),
+            (hub.name, reverse("inventory:hub-detail", args=[hub.pk])),
+            (scope.name, reverse("inventory:namespace-access", args=args)),
+        ]
+        return "inventory:namespace-access", args, crumbs
+    crumbs = [
+        ("Cluster sets", reverse("inventory:clusterset-list")),
+        (hub.name, ""),
+        (scope.name, reverse("inventory:clusterset-detail", args=[scope.pk])),
+    ]
+    return "inventory:clusterset-access", (scope.pk,), crumbs
 
 
 def tab_context(
     request: HttpRequest,
-    cluster_set: ManagedClusterSet,
+    scope: roles.Scope,
     grant_form: GrantForm | None = None,
     errors: dict[int, list[str]] | None = None,
 ) -> dict[str, Any]:
     """What inventory/_access_section.html shows; `errors`: role pk -> why its change or removal failed."""
-    rows = list(roles.holders(cluster_set))
+    name, args, crumbs = urls(scope)
+    rows = list(roles.restrict(roles.holders(scope), request.user))
+    choices = dict(role_choices(scope))
     for row in rows:
         row.errors = (errors or {}).get(row.pk, [])
+        row.role_label = choices.get(row.role, row.role)
+        row.change_url = reverse(f"{name}-change", args=[*args, row.pk])
+        row.remove_url = reverse(f"{name}-remove", args=[*args, row.pk])
+    namespace = isinstance(scope, roles.Namespace)
     return {
-        "access_set": cluster_set,
+        "access_scope": scope,
+        "access_scope_name": scope.name,
+        "access_noun": "namespace" if namespace else "set",
+        "access_summary": NAMESPACE_SUMMARY if namespace else SET_SUMMARY,
+        "access_url": reverse(name, args=args),
+        "access_crumbs": crumbs,
         "access_rows": rows,
-        "access_can_manage": roles.can_administer_set(request.user, cluster_set),
-        "access_form": grant_form or GrantForm(),
-        "access_role_choices": ROLE_CHOICES,
+        "access_can_manage": roles.can_manage_roles(request.user, scope),
+        "access_form": grant_form or GrantForm(choices=role_choices(scope)),
+        "access_role_choices": role_choices(scope),
     }

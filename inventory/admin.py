@@ -4,13 +4,14 @@ from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
-from inventory import audit
+from inventory import audit, roles
 from inventory.models import (
     AddOnPlacementScore,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    NamespaceRole,
 )
 
 
@@ -65,3 +66,40 @@ class AddOnPlacementScoreAdmin(admin.ModelAdmin):
     list_display = ["name", "namespace", "hub", "valid_until"]
     list_filter = ["hub"]
     list_select_related = ["hub"]
+
+
+@admin.register(NamespaceRole)
+class NamespaceRoleAdmin(admin.ModelAdmin):
+    """Namespace roles, changed by superusers only and through inventory.roles, so each change is audited
+    like one made on a namespace's access page; the principal and the namespace of a role stay."""
+
+    list_display = ["hub", "namespace", "role", "user", "group"]
+    list_filter = ["hub", "role"]
+    list_select_related = ["hub", "user", "group"]
+    search_fields = ["namespace", "user__username", "group__name"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return roles.is_superuser(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: NamespaceRole | None = None) -> bool:
+        return roles.is_superuser(request.user)
+
+    def has_delete_permission(self, request: HttpRequest, obj: NamespaceRole | None = None) -> bool:
+        return roles.is_superuser(request.user)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: NamespaceRole | None = None) -> list[str]:
+        return ["hub", "namespace", "user", "group"] if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: NamespaceRole, form: ModelForm, change: bool) -> None:
+        if change:
+            roles.change(request.user, obj, obj.role, request=request)
+            return
+        namespace = roles.Namespace(obj.hub, obj.namespace)
+        obj.pk = roles.grant(request.user, namespace, obj.role, obj.user or obj.group, request=request).pk
+
+    def delete_model(self, request: HttpRequest, obj: NamespaceRole) -> None:
+        roles.revoke(request.user, obj, request=request)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[NamespaceRole]) -> None:
+        for row in queryset:
+            roles.revoke(request.user, row, request=request)

@@ -4,14 +4,14 @@
 answer; with the request it also keeps the request id (fleetui.middleware.RequestIdMiddleware) and the
 client address. Entries are append-only (AuditEntry.save refuses updates).
 
-Who reads them (`visible_entries`): superusers every entry, other signed-in users the entries they made
-themselves, anonymous users none. The log page and `/api/audit/` both read through it.
+Who reads them is inventory.roles' rule for AuditEntry: superusers every entry, other signed-in users
+the entries they made themselves, anonymous users none. The log page and `/api/audit/` both read through
+it.
 """
 
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
 from django.db import models
 from django.http import HttpRequest
 
@@ -94,16 +94,3 @@ def target_filter(target: models.Model) -> dict[str, str]:
 def entries_for(target: models.Model, limit: int = 10) -> models.QuerySet[AuditEntry]:
     """The latest entries about one object, for its page."""
     return AuditEntry.objects.filter(**target_filter(target)).select_related("actor")[:limit]
-
-
-def visible_entries(
-    user: AbstractBaseUser | AnonymousUser, entries: models.QuerySet[AuditEntry] | None = None
-) -> models.QuerySet[AuditEntry]:
-    """The entries `user` may read (of `entries`, all by default): before/after values, request ids and
-    source addresses are kept from other users, so only superusers read the whole log."""
-    entries = AuditEntry.objects.all() if entries is None else entries
-    if not (user.is_authenticated and user.is_active):
-        return entries.none()
-    if user.is_superuser:
-        return entries
-    return entries.filter(actor_id=user.pk)

@@ -1,11 +1,12 @@
 """Edits of hub objects from the inventory: cluster taints and cluster-set bindings.
 
 Every edit is validated here (Kubernetes' rules, in apimachinery's field-error wording, so the page
-and the API say the same), authorised by one function per action (`can_edit_taints`, `can_bind`, both
-cluster-set admin roles of inventory.roles), written to the hub, and the row is then refreshed from
-the hub's answer through the sync's own path (`sync.apply_event`, which also fires the change hook
-that reschedules placements). Each attempt is audited with before/after and the hub's answer; a hub
-that refuses or cannot be reached changes nothing locally.
+and the API say the same), authorised by one function per action (`can_edit_taints`: admin of a set
+holding the cluster; `can_bind`: admin of the set and admin in the namespace, as inventory.roles
+decides), written to the hub, and the row is then refreshed from the hub's answer through the sync's
+own path (`sync.apply_event`, which also fires the change hook that reschedules placements). Each
+attempt is audited with before/after and the hub's answer, the entry of an applied change in the same
+transaction as its row; a hub that refuses or cannot be reached changes nothing locally.
 
 `preview_taints` tells, before saving, which placements would keep, drop or gain the cluster: the
 placements that hold it or count it as a candidate are evaluated by `placement.service.evaluate` on
@@ -29,7 +30,7 @@ from django.utils import timezone
 
 from inventory import audit, queries, roles, scheduler_inputs, sync
 from inventory.hubclient import KINDS_BY_NAME, HubClient, HubError
-from inventory.models import AuditEntry, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
+from inventory.models import AuditEntry, Hub, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
 from placement import queries as placement_queries
 from placement import service
 from placement.models import Placement
@@ -62,7 +63,7 @@ Write = Callable[[HubClient], dict[str, Any]]
 Snapshots = tuple[service.HubSnapshot, service.HubSnapshot]
 
 
-# --- who may do what (the roles work replaces these two functions) -----------------------------------
+# --- who may do what --------------------------------------------------------------------------------
 
 
 def can_edit_taints(user: AbstractBaseUser, cluster: ManagedCluster) -> bool:
@@ -70,9 +71,10 @@ def can_edit_taints(user: AbstractBaseUser, cluster: ManagedCluster) -> bool:
     return roles.can_administer_cluster(user, cluster)
 
 
-def can_bind(user: AbstractBaseUser, cluster_set: ManagedClusterSet) -> bool:
-    """Admin of `cluster_set`, or a superuser: binding it hands its clusters to a namespace."""
-    return roles.can_administer_set(user, cluster_set)
+def can_bind(user: AbstractBaseUser, cluster_set: ManagedClusterSet, namespace: str) -> bool:
+    """Admin of `cluster_set` and admin in `namespace`, or a superuser: binding hands the set's clusters
+    to the namespace's placements, which only the namespace's owners decide about."""
+    return roles.can_bind(user, cluster_set, namespace)
 
 
 def _refuse(
@@ -367,10 +369,27 @@ def _write(
             return None
         before, after = change
         audit.record(
-            actor, action, target, hub=target.hub, before=before, after=after,
-            outcome=AuditEntry.Outcome.FAILED, hub_answer=str(exc), request=request,
+            actor,
+            action,
+            target,
+            hub=target.hub,
+            before=before,
+            after=after,
+            outcome=AuditEntry.Outcome.FAILED,
+            hub_answer=str(exc),
+            request=request,
         )
         raise
+
+
+def _mirror(
+    hub: Hub, kind_name: str, event_type: str, obj: dict[str, Any], record: Callable[[], object]
+) -> None:
+    """The hub's answer written to its row and `record()` (the audit entry) in one transaction, so a
+    change is never stored without its entry, nor its entry without the change. The watcher sees the
+    hub's event too and may insert the same row at the same moment: the sync's upsert then writes again,
+    finding the watcher's row."""
+    sync.apply_event(hub, KINDS_BY_NAME[kind_name], event_type, obj, also=record)
 
 
 def _reload(cluster: ManagedCluster) -> None:
@@ -401,19 +420,32 @@ def save_taints(
         patch["metadata"] = {"resourceVersion": cluster.resource_version}
     try:
         answer = _write(
-            actor, TAINTS_ACTION, cluster, request, (before, taints),
+            actor,
+            TAINTS_ACTION,
+            cluster,
+            request,
+            (before, taints),
             lambda client: client.patch_cluster(cluster.kind, cluster.name, patch),
         )
     except HubError as exc:
         if exc.status == CONFLICT:
             _reload(cluster)
         raise
-    sync.apply_event(cluster.hub, KINDS_BY_NAME[cluster.kind], "MODIFIED", answer)
-    cluster.refresh_from_db()
-    audit.record(
-        actor, TAINTS_ACTION, cluster, hub=cluster.hub, before=before, after=cluster.taints,
-        hub_answer=_answer_text(answer, "taints"), request=request,
-    )
+
+    def record() -> None:
+        cluster.refresh_from_db()  # as written, with the times the hub stamped
+        audit.record(
+            actor,
+            TAINTS_ACTION,
+            cluster,
+            hub=cluster.hub,
+            before=before,
+            after=cluster.taints,
+            hub_answer=_answer_text(answer, "taints"),
+            request=request,
+        )
+
+    _mirror(cluster.hub, cluster.kind, "MODIFIED", answer, record)
     return cluster
 
 
@@ -452,23 +484,38 @@ def bind(
     request: HttpRequest | None = None,
 ) -> ManagedClusterSetBinding:
     """Create the set's ManagedClusterSetBinding in `namespace` on the hub, then its row; audited on the
-    set. Raises PermissionDenied, ValidationError({"namespace": reason}) or HubError."""
-    if not can_bind(actor, cluster_set):
-        _refuse(actor, BIND_ACTION, cluster_set, request, f"bind cluster set {cluster_set}")
+    set. Raises ValidationError({"namespace": reason}), PermissionDenied or HubError. The namespace is
+    checked first, as the right to bind depends on it; its syntax tells nothing about the hub."""
     if (why := namespace_error(namespace)) is not None:
         raise ValidationError({"namespace": why})
+    if not can_bind(actor, cluster_set, namespace):
+        _refuse(actor, BIND_ACTION, cluster_set, request, f"bind cluster set {cluster_set} into {namespace}")
     bindings = ManagedClusterSetBinding.objects.filter(hub_id=cluster_set.hub_id, name=cluster_set.name)
     if bindings.filter(namespace=namespace).exists():
         raise ValidationError({"namespace": f"Duplicate value: {json.dumps(namespace)}: already bound"})
     body = _binding_object(namespace, cluster_set.name)
     answer = _write(
-        actor, BIND_ACTION, cluster_set, request, (None, _binding_summary(body)),
+        actor,
+        BIND_ACTION,
+        cluster_set,
+        request,
+        (None, _binding_summary(body)),
         lambda client: client.create_cluster_set_binding(namespace, body),
     )
-    sync.apply_event(cluster_set.hub, KINDS_BY_NAME[BINDING_KIND], "ADDED", answer)
-    audit.record(
-        actor, BIND_ACTION, cluster_set, hub=cluster_set.hub, after=_binding_summary(body),
-        hub_answer=_answer_text(answer, "clusterSet"), request=request,
+    _mirror(
+        cluster_set.hub,
+        BINDING_KIND,
+        "ADDED",
+        answer,
+        lambda: audit.record(
+            actor,
+            BIND_ACTION,
+            cluster_set,
+            hub=cluster_set.hub,
+            after=_binding_summary(body),
+            hub_answer=_answer_text(answer, "clusterSet"),
+            request=request,
+        ),
     )
     return bindings.get(namespace=namespace)
 
@@ -485,20 +532,40 @@ def unbind(
         raise ValidationError(
             {"cluster_set": f"cluster set {binding.cluster_set} is not on hub {binding.hub}; unbind it there"}
         )
-    if not can_bind(actor, cluster_set):
-        _refuse(actor, UNBIND_ACTION, cluster_set, request, f"unbind cluster set {cluster_set}")
+    if not can_bind(actor, cluster_set, binding.namespace):
+        _refuse(
+            actor,
+            UNBIND_ACTION,
+            cluster_set,
+            request,
+            f"unbind cluster set {cluster_set} from {binding.namespace}",
+        )
     current = _binding_object(binding.namespace, binding.cluster_set, uid=binding.uid)
     current["metadata"]["name"] = binding.name
     before = _binding_summary(current)
     answer = _write(
-        actor, UNBIND_ACTION, cluster_set, request, (before, None),
+        actor,
+        UNBIND_ACTION,
+        cluster_set,
+        request,
+        (before, None),
         lambda client: client.delete_cluster_set_binding(binding.namespace, binding.name),
         absent_ok=True,
     )
-    sync.apply_event(cluster_set.hub, KINDS_BY_NAME[BINDING_KIND], "DELETED", current)
     gone = answer is None
-    audit.record(
-        actor, UNBIND_ACTION, cluster_set, hub=cluster_set.hub, before=before,
-        outcome=AuditEntry.Outcome.NO_OP if gone else AuditEntry.Outcome.OK,
-        hub_answer="not found on the hub: already unbound" if gone else "deleted", request=request,
+    _mirror(
+        cluster_set.hub,
+        BINDING_KIND,
+        "DELETED",
+        current,
+        lambda: audit.record(
+            actor,
+            UNBIND_ACTION,
+            cluster_set,
+            hub=cluster_set.hub,
+            before=before,
+            outcome=AuditEntry.Outcome.NO_OP if gone else AuditEntry.Outcome.OK,
+            hub_answer="not found on the hub: already unbound" if gone else "deleted",
+            request=request,
+        ),
     )

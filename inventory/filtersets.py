@@ -4,6 +4,7 @@ A bad value is a form error naming the parameter: the pages show it, the API ans
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 import django_filters
 from django import forms
@@ -14,7 +15,7 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from inventory import queries
+from inventory import queries, roles
 from inventory.forms import AuditFilterForm, LabelSelectorField, TaintKeyField
 from inventory.models import (
     AddOnPlacementScore,
@@ -102,10 +103,20 @@ class HubNameFilter(django_filters.ModelMultipleChoiceFilter):
 
 
 class HubScopedFilterSet(django_filters.FilterSet):
-    """`hub` (names) and `hub_id` (ids), each repeatable, for every model read from a hub."""
+    """`hub` (names) and `hub_id` (ids), each repeatable, for every model read from a hub. Given the
+    request, filters naming rows (hubs, sets) take only those its user may see: a hidden row is refused
+    as an unknown one is, so no filter tells which rows exist."""
 
     hub = HubNameFilter()
     hub_id = IdsFilter(field_name="hub", queryset=Hub.objects.all())
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.request is None:
+            return
+        for field in self.filters.values():
+            if isinstance(field, django_filters.ModelMultipleChoiceFilter):
+                field.queryset = roles.restrict(field.queryset, self.request.user)
 
 
 class HubFilterSet(django_filters.FilterSet):
@@ -169,7 +180,6 @@ class ClusterSetFilterSet(HubScopedFilterSet):
 
 
 class ClusterSetBindingFilterSet(HubScopedFilterSet):
-
     class Meta:
         model = ManagedClusterSetBinding
         fields = ["namespace", "cluster_set"]

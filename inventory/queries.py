@@ -6,6 +6,7 @@ the same at 10 rows and at 500.
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db import NotSupportedError, connection
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
@@ -13,15 +14,17 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import In
 
-from inventory import scheduler_inputs
+from inventory import roles, scheduler_inputs
 from inventory.models import (
     ClusterSetMembership,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    NamespaceRole,
     SyncRun,
 )
+from inventory.roles import User
 from placement.models import ClusterResourceBinding, Placement, PlacementDecision
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet.types import STATE_UNSCHEDULED
@@ -189,20 +192,40 @@ def bound_namespaces(cluster_sets: Sequence[ManagedClusterSet]) -> dict[int, lis
 # --- hubs
 
 
-def with_hub_counts(hubs: QuerySet[Hub]) -> QuerySet[Hub]:
-    """Hubs with cluster/set counts and their latest SyncRun id, by subqueries (no row multiplication)."""
+def with_hub_counts(hubs: QuerySet[Hub], user: User) -> QuerySet[Hub]:
+    """The hubs `user` may see with the counts of the clusters, sets and placements they may see, and the
+    latest SyncRun id (superusers only), by subqueries (no row multiplication)."""
 
     def count_of(model: type, **conditions: object) -> Coalesce:
-        counted = model.objects.filter(hub=OuterRef("pk"), **conditions).order_by()
+        counted = roles.restrict(model.objects.filter(hub=OuterRef("pk"), **conditions), user).order_by()
         return Coalesce(Subquery(counted.values("hub").annotate(n=Count("pk")).values("n")[:1]), 0)
 
-    latest = SyncRun.objects.filter(hub=OuterRef("pk")).order_by("-started_at", "-pk").values("pk")[:1]
-    return hubs.annotate(
+    runs = roles.restrict(SyncRun.objects.filter(hub=OuterRef("pk")), user)
+    latest = runs.order_by("-started_at", "-pk").values("pk")[:1]
+    return roles.restrict(hubs, user).annotate(
         cluster_count=count_of(ManagedCluster),
         stale_count=count_of(ManagedCluster, stale=True),
         set_count=count_of(ManagedClusterSet),
+        placement_count=count_of(Placement),
         latest_run_id=Subquery(latest),
     )
+
+
+def namespaces(hub: Hub, user: User) -> list[dict[str, Any]]:
+    """The hub's namespaces that hold OCM Placements, ManagedClusterSetBindings or namespace roles `user`
+    may see, by name, with those counts: `{"name", "placements", "bindings", "roles"}`. Three queries."""
+    counted = {
+        "placements": Placement.objects.filter(hub=hub, kind=Placement.Kind.PLACEMENT),
+        "bindings": ManagedClusterSetBinding.objects.filter(hub=hub),
+        "roles": NamespaceRole.objects.filter(hub=hub),
+    }
+    found: dict[str, dict[str, Any]] = {}
+    for what, rows in counted.items():
+        visible = roles.restrict(rows, user).order_by().values("namespace").annotate(n=Count("pk"))
+        for row in visible:
+            name = row["namespace"]
+            found.setdefault(name, {"name": name, **dict.fromkeys(counted, 0)})[what] = row["n"]
+    return [found[name] for name in sorted(found)]
 
 
 def latest_runs(hubs: Sequence[Hub]) -> dict[int, SyncRun]:

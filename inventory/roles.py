@@ -1,30 +1,45 @@
-"""Cluster-set roles, admin and view (issue 6 §1, spec §4): who may see and change what.
+"""Cluster-set and namespace roles: who may see and change what, as the hub's RBAC scopes it.
 
 Every page, API endpoint and command that acts for a user narrows its rows with `restrict`, which adds
 subqueries to the query it is given: a check costs one SQL statement at 10 rows and at 10,000, and the
 page's own query stays one query. Superusers pass everything; anonymous users nothing. Admin implies view.
+Every model a page or an endpoint reads has a rule in `RULES`; a model without one is refused.
 
-What a role on a set covers (the same rules with "admin" in place of "view" for the admin action):
+Two kinds of role, as Kubernetes grants them:
+- a role on a cluster set (ClusterSetRole, admin or view): the set's clusters, and `bind` on the set for
+  its admins;
+- a role in a namespace of a hub (NamespaceRole, admin, edit or view), as RBAC scopes namespaced kinds:
+  view sees the namespace's OCM Placements, edit also adds, changes and deletes them, admin also creates
+  and deletes ManagedClusterSetBindings in it (with `bind` on the set) and grants roles in it.
+
+What a role covers (the "admin" action reads "change"):
 - the set itself, when the user holds a role on it directly or through one of their groups;
 - a cluster, when a ManagedCluster of the same hub and name is a member of the set: OCM clusters through
   their own membership, a Fleet MemberCluster through its OCM namesake (a hub that serves only Fleet has
   no sets, so its clusters are for superusers);
-- an OCM Placement, when its namespace holds a ManagedClusterSetBinding to the set (the namespaces that
-  can use the set);
+- an OCM Placement: seen with the view role on a set bound to its namespace or any role in its namespace;
+  changed with the edit or admin role in its namespace only, so the admin of a set bound there cannot
+  take over another team's placements;
 - a Fleet ClusterResourcePlacement, which is cluster-scoped and cannot be bound, when the set is on the
   placement's hub and has at least one member (the user sees some of the clusters it can pick from);
   a ClusterStagedUpdateStrategy, cluster-scoped too, by the same rule;
-- a ManagedClusterSetBinding through the set it names, an AddOnPlacementScore through the cluster it
-  scores (its namespace), a ClusterSetRole through its set;
+- a ManagedClusterSetBinding: seen through the set it names or a role in its namespace; created and
+  deleted by who holds both admin of the set and admin in the namespace (`can_bind`);
+- an AddOnPlacementScore through the cluster it scores (its namespace), a ClusterSetRole through its
+  set, a NamespaceRole through a role in its namespace;
 - what belongs to a placement (decisions, bindings, events, history, staged update runs, and approval
-  requests through their run) with the placement; such rows without a placement are for superusers.
+  requests through their run) with the placement; such rows without a placement are for superusers;
+- a hub, to whoever holds a role on one of its sets or namespaces; its sync runs and rejected objects
+  are operator data (hub errors, object names of every team) and for superusers only;
+- an audit entry to the user who made it (the log keeps before/after values and source addresses).
 
-Role changes go through `grant`, `change` and `revoke`: only admins of the set and superusers may make
-them, a set keeps at least one admin unless a superuser removes it, and each attempt is audited (denied
-ones too).
+Role changes go through `grant`, `change` and `revoke`, on a set or on a `Namespace`: only admins of the
+set or the namespace and superusers may make them, each keeps at least one admin unless a superuser
+removes it, and each attempt is audited (denied ones too).
 """
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
@@ -42,11 +57,14 @@ from inventory.models import (
     AuditEntry,
     ClusterSetMembership,
     ClusterSetRole,
+    HeldRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    NamespaceRole,
     RejectedObject,
+    SyncRun,
 )
 from placement.models import (
     ApprovalRequest,
@@ -62,8 +80,14 @@ from placement.models import (
 Role = ClusterSetRole.Role
 VIEW = Role.VIEW
 ADMIN = Role.ADMIN
+EDIT = NamespaceRole.Role.EDIT
 User = AbstractBaseUser | AnonymousUser
 T = TypeVar("T")
+
+# The namespace roles that hold each level: admin includes edit, edit includes view.
+NAMESPACE_GRANTING = {VIEW: [ADMIN, EDIT, VIEW], EDIT: [ADMIN, EDIT], ADMIN: [ADMIN]}
+# The namespace role an action on an OCM Placement needs: seeing it, or changing it (edit, as upstream).
+PLACEMENT_LEVEL = {VIEW: VIEW, ADMIN: EDIT}
 
 
 def is_superuser(user: User) -> bool:
@@ -71,17 +95,36 @@ def is_superuser(user: User) -> bool:
 
 
 def _granting(action: str) -> list[str]:
-    """The roles that allow `action`: admin allows viewing too."""
+    """The set roles that allow `action`: admin allows viewing too."""
     if action not in Role.values:
         raise ValueError(f"unknown action {action!r}; expected one of {Role.values}")
     return [ADMIN] if action == ADMIN else [ADMIN, VIEW]
 
 
+class Held:
+    """The roles `user` holds for one action, as subqueries over their own rows and their groups' (no
+    rows are read until the query they join runs)."""
+
+    def __init__(self, user: User, action: str) -> None:
+        self.user_pk, self.action = user.pk, action
+        groups = get_user_model().groups.through.objects.filter(user_id=user.pk).values("group_id")
+        self._principal = Q(user=user.pk) | Q(group__in=groups)
+        set_roles = ClusterSetRole.objects.filter(self._principal, role__in=_granting(action))
+        # the ids of the sets the user holds a role allowing the action on
+        self.sets = set_roles.values("cluster_set_id")
+
+    def namespace_roles(self, level: str) -> QuerySet[NamespaceRole]:
+        """The user's namespace roles that hold `level` (view, edit or admin)."""
+        return NamespaceRole.objects.filter(self._principal, role__in=NAMESPACE_GRANTING[level])
+
+    def in_namespace(self, level: str, hub: Any, namespace: Any) -> Exists:
+        """A role holding `level` in `namespace` of `hub` (values or OuterRefs)."""
+        return Exists(self.namespace_roles(level).filter(hub_id=hub, namespace=namespace))
+
+
 def _set_ids(user: User, action: str) -> QuerySet[ClusterSetRole]:
     """The ids of the sets `user` holds a role allowing `action` on, as a subquery (no rows read)."""
-    groups = get_user_model().groups.through.objects.filter(user_id=user.pk).values("group_id")
-    held = ClusterSetRole.objects.filter(Q(user=user.pk) | Q(group__in=groups), role__in=_granting(action))
-    return held.values("cluster_set_id")
+    return Held(user, action).sets
 
 
 def sets_for(user: User, action: str = VIEW) -> QuerySet[ManagedClusterSet]:
@@ -89,7 +132,7 @@ def sets_for(user: User, action: str = VIEW) -> QuerySet[ManagedClusterSet]:
     return restrict(ManagedClusterSet.objects.all(), user, action)
 
 
-# --- one rule per model: a condition on its rows, given the ids of the sets that allow the action
+# --- one rule per model: a condition on its rows, given what the user holds for the action
 
 
 def _covered_cluster(set_ids: QuerySet, hub: str, name: str) -> Exists:
@@ -131,24 +174,54 @@ def _populated_sets_of(set_ids: QuerySet, hub: Any) -> QuerySet[ClusterSetMember
     return ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids, cluster_set__hub_id=hub)
 
 
-def _placement_rule(set_ids: QuerySet) -> Q:
-    hub, namespace = OuterRef("hub_id"), OuterRef("namespace")
-    ocm = Q(Exists(_bindings_to(set_ids, hub, namespace)), kind=Placement.Kind.PLACEMENT)
-    fleet = Q(Exists(_populated_sets_of(set_ids, hub)), kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
-    return ocm | fleet
+def _ocm_placement_access(held: Held, hub: Any, namespace: Any) -> Q:
+    """Seeing an OCM Placement of `namespace`: a role in it or a viewed set bound to it; changing one:
+    edit in it, whatever sets are bound there."""
+    access = Q(held.in_namespace(PLACEMENT_LEVEL[held.action], hub, namespace))
+    if held.action == VIEW:
+        access |= Q(Exists(_bindings_to(held.sets, hub, namespace)))
+    return access
 
 
-def _through_placement(path: str) -> Callable[[QuerySet], Q]:
+def _placement_rule(held: Held) -> Q:
+    ocm = _ocm_placement_access(held, OuterRef("hub_id"), OuterRef("namespace"))
+    fleet = Q(Exists(_populated_sets_of(held.sets, OuterRef("hub_id"))))
+    return Q(ocm, kind=Placement.Kind.PLACEMENT) | Q(fleet, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+
+
+def _through_placement(path: str) -> Callable[[Held], Q]:
     """Rows that belong to a placement (at `path`) are visible with it; rows without one to superusers."""
-    return lambda set_ids: Q(**{f"{path}__in": Placement.objects.filter(_placement_rule(set_ids))})
+    return lambda held: Q(**{f"{path}__in": Placement.objects.filter(_placement_rule(held))})
 
 
-RULES: dict[type[models.Model], Callable[[QuerySet], Q | Exists]] = {
-    ManagedClusterSet: lambda set_ids: Q(pk__in=set_ids),
-    ClusterSetRole: lambda set_ids: Q(cluster_set_id__in=set_ids),
-    ManagedCluster: lambda set_ids: _own_membership(set_ids) | _covered_cluster(set_ids, "hub_id", "name"),
-    AddOnPlacementScore: lambda set_ids: _covered_cluster(set_ids, "hub_id", "namespace"),
-    ManagedClusterSetBinding: lambda set_ids: _set_named(set_ids, "cluster_set"),
+def _binding_rule(held: Held) -> Q:
+    """Seen through its set or a role in its namespace; changed with both admin roles (`can_bind`)."""
+    in_namespace = held.in_namespace(held.action, OuterRef("hub_id"), OuterRef("namespace"))
+    through_set = _set_named(held.sets, "cluster_set")
+    return Q(through_set) | Q(in_namespace) if held.action == VIEW else Q(through_set) & Q(in_namespace)
+
+
+def _hub_rule(held: Held) -> Q:
+    sets = ManagedClusterSet.objects.filter(pk__in=held.sets, hub_id=OuterRef("pk"))
+    namespaces = held.namespace_roles(held.action).filter(hub_id=OuterRef("pk"))
+    return Q(Exists(sets)) | Q(Exists(namespaces))
+
+
+def _superusers_only(held: Held) -> Q:
+    return Q(pk__in=[])
+
+
+RULES: dict[type[models.Model], Callable[[Held], Q | Exists]] = {
+    Hub: _hub_rule,
+    SyncRun: _superusers_only,
+    RejectedObject: _superusers_only,
+    AuditEntry: lambda held: Q(actor_id=held.user_pk),
+    ManagedClusterSet: lambda held: Q(pk__in=held.sets),
+    ClusterSetRole: lambda held: Q(cluster_set_id__in=held.sets),
+    NamespaceRole: lambda held: held.in_namespace(held.action, OuterRef("hub_id"), OuterRef("namespace")),
+    ManagedCluster: lambda held: _own_membership(held.sets) | _covered_cluster(held.sets, "hub_id", "name"),
+    AddOnPlacementScore: lambda held: _covered_cluster(held.sets, "hub_id", "namespace"),
+    ManagedClusterSetBinding: _binding_rule,
     Placement: _placement_rule,
     PlacementDecision: _through_placement("placement"),
     ClusterResourceBinding: _through_placement("placement"),
@@ -156,28 +229,26 @@ RULES: dict[type[models.Model], Callable[[QuerySet], Q | Exists]] = {
     DecisionChange: _through_placement("placement"),
     StagedUpdateRun: _through_placement("placement"),
     # cluster-scoped like a CRP, and what CRPs of its hub roll out with
-    StagedUpdateStrategy: lambda set_ids: Exists(_populated_sets_of(set_ids, OuterRef("hub_id"))),
+    StagedUpdateStrategy: lambda held: Exists(_populated_sets_of(held.sets, OuterRef("hub_id"))),
     ApprovalRequest: _through_placement("run__placement"),
-    # operator data (the names of every team's objects, hubs' faults): superusers only
-    RejectedObject: lambda set_ids: Q(pk__in=[]),
 }
 
 
 def restrict(queryset: QuerySet, user: User, action: str = VIEW) -> QuerySet:
-    """`queryset` narrowed to the rows `user` may see (action "view") or administer ("admin")."""
+    """`queryset` narrowed to the rows `user` may see (action "view") or change ("admin")."""
     rule = RULES.get(queryset.model)
     if rule is None:
         raise TypeError(f"no role rule for {queryset.model.__name__}")
     _granting(action)
     if is_superuser(user):
         return queryset
-    if not user.is_authenticated:
+    if not (user.is_authenticated and user.is_active):
         return queryset.none()
-    return queryset.filter(rule(_set_ids(user, action)))
+    return queryset.filter(rule(Held(user, action)))
 
 
 def allows(user: User, action: str, obj: models.Model) -> bool:
-    """Whether `user` may view or administer one object; one query (none for superusers)."""
+    """Whether `user` may view or change one object; one query (none for superusers)."""
     if is_superuser(user):
         return True
     return restrict(type(obj)._default_manager.filter(pk=obj.pk), user, action).exists()
@@ -230,158 +301,263 @@ def can_approve_stages(user: User, stages: Iterable[tuple[int, Iterable[str]]]) 
 
 
 def can_place(user: User, hub: Hub, kind: str, namespace: str = "", action: str = VIEW) -> bool:
-    """Whether a placement of `kind` in `namespace` on `hub` would be visible to `user` (before creating
-    one): the namespace is bound to a set they can view (OCM), or they view a populated set of the hub
-    (Fleet). The same rule as `restrict` on existing placements; one query."""
+    """Whether `user` could see (action "view") or change ("admin") a placement of `kind` in `namespace`
+    on `hub` before it exists, e.g. to add one: the same rule as `restrict` on existing placements (OCM:
+    a role in the namespace or a viewed set bound to it; Fleet: a populated set of the hub); one query."""
     _granting(action)
     if is_superuser(user):
         return True
-    if not user.is_authenticated:
+    if not (user.is_authenticated and user.is_active):
         return False
-    set_ids = _set_ids(user, action)
+    held = Held(user, action)
     if kind == Placement.Kind.PLACEMENT:
-        return _bindings_to(set_ids, hub.pk, namespace).exists()
-    return _populated_sets_of(set_ids, hub.pk).exists()
+        return Hub.objects.filter(_ocm_placement_access(held, hub.pk, namespace), pk=hub.pk).exists()
+    return _populated_sets_of(held.sets, hub.pk).exists()
 
 
-# --- changing roles
+def places_anywhere(user: User) -> bool:
+    """Whether `user` may add any placement at all: the edit role in some namespace or the admin role on
+    some set (the "New ..." buttons). One query."""
+    if is_superuser(user):
+        return True
+    if not (user.is_authenticated and user.is_active):
+        return False
+    held = Held(user, ADMIN)
+    namespaces = held.namespace_roles(PLACEMENT_LEVEL[ADMIN])
+    return Hub.objects.filter(
+        Q(Exists(namespaces)) | Q(Exists(ManagedClusterSet.objects.filter(pk__in=held.sets)))
+    ).exists()
 
 
-def holders(cluster_set: ManagedClusterSet) -> QuerySet[ClusterSetRole]:
-    """The set's roles with their users and groups, admins first, then by name (the access tab)."""
+def can_administer_namespace(user: User, hub: Hub, namespace: str) -> bool:
+    """The admin role in the namespace: bind sets into it (with `bind` on the set), grant roles in it."""
+    if is_superuser(user):
+        return True
+    if not (user.is_authenticated and user.is_active):
+        return False
+    return Held(user, ADMIN).namespace_roles(ADMIN).filter(hub_id=hub.pk, namespace=namespace).exists()
+
+
+def can_bind(user: User, cluster_set: ManagedClusterSet, namespace: str) -> bool:
+    """Create or delete a binding of the set in `namespace`: `bind` on the set (its admin role) and the
+    admin role in the namespace, both, as upstream; one query. The set's admin alone cannot bind it into
+    a namespace of another team and so reach that team's placements."""
+    if is_superuser(user):
+        return True
+    if not (user.is_authenticated and user.is_active):
+        return False
+    held = Held(user, ADMIN)
+    in_namespace = held.in_namespace(ADMIN, cluster_set.hub_id, namespace)
+    return ManagedClusterSet.objects.filter(in_namespace, pk=cluster_set.pk, id__in=held.sets).exists()
+
+
+# --- changing roles, on a cluster set or in a namespace
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """A namespace of a hub, as NamespaceRoles are held in it (no row of its own is kept here)."""
+
+    hub: Hub
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.hub.name}/{self.name}"
+
+
+Scope = ManagedClusterSet | Namespace
+
+
+@dataclass(frozen=True)
+class _Roles:
+    """Where the roles of one scope are kept, what is locked while they change, who administers them and
+    how the audit log names them."""
+
+    model: type[HeldRole]
+    rows: dict[str, Any]
+    lock: QuerySet
+    hub: Hub
+    name: str
+    noun: str
+    administers: Callable[[User], bool]
+    audit_target: models.Model
+    audit_prefix: str
+    audit_detail: dict[str, str]
+
+
+def _roles_on(scope: Scope) -> _Roles:
+    if isinstance(scope, Namespace):
+        hub = scope.hub
+        return _Roles(
+            NamespaceRole, {"hub_id": hub.pk, "namespace": scope.name}, Hub.objects.filter(pk=hub.pk), hub,
+            scope.name, "namespace", lambda user: can_administer_namespace(user, hub, scope.name),
+            hub, "namespace-role", {"namespace": scope.name},
+        )  # fmt: skip
+    return _Roles(
+        ClusterSetRole, {"cluster_set_id": scope.pk}, ManagedClusterSet.objects.filter(pk=scope.pk),
+        scope.hub, scope.name, "set", lambda user: can_administer_set(user, scope), scope, "role", {},
+    )  # fmt: skip
+
+
+def can_manage_roles(user: User, scope: Scope) -> bool:
+    """Whether `user` may grant, change and revoke roles on the set or in the namespace: its admins."""
+    return _roles_on(scope).administers(user)
+
+
+def scope_of(row: HeldRole) -> Scope:
+    """The set or the namespace a role is held on."""
+    if isinstance(row, NamespaceRole):
+        return Namespace(row.hub, row.namespace)
+    return row.cluster_set
+
+
+def _label(scope: Scope) -> str:
+    if isinstance(scope, Namespace):
+        return f"namespace {scope.name} of hub {scope.hub.name}"
+    return f"cluster set {scope.name}"
+
+
+def holders(scope: Scope) -> QuerySet[HeldRole]:
+    """The scope's roles with their users and groups, admins first, then by name (the access tab)."""
+    on = _roles_on(scope)
     return (
-        ClusterSetRole.objects.filter(cluster_set=cluster_set)
+        on.model.objects.filter(**on.rows)
         .select_related("user", "group")
         .annotate(principal_name=Coalesce("user__username", "group__name"))
         .order_by("role", "principal_name", "pk")
     )
 
 
-def _snapshot(row: ClusterSetRole) -> dict[str, str]:
-    """What the audit log keeps of a role: `{"principal": "user:alice", "role": "view"}`."""
-    return {"principal": row.principal, "role": row.role}
+def _snapshot(on: _Roles, row: HeldRole) -> dict[str, str]:
+    """What the audit log keeps of a role: `{"principal": "user:alice", "role": "view"}` (and the
+    namespace of a namespace role)."""
+    return {**on.audit_detail, "principal": row.principal, "role": row.role}
 
 
-def _check_role(role: str) -> None:
-    if role not in Role.values:
-        raise ValidationError({"role": f"role must be one of {', '.join(Role.values)}, not {role!r}."})
+def _check_role(on: _Roles, role: str) -> None:
+    choices = on.model._meta.get_field("role").choices
+    if role not in (values := [value for value, _ in choices]):
+        raise ValidationError({"role": f"role must be one of {', '.join(values)}, not {role!r}."})
 
 
-def _denied(cluster_set: ManagedClusterSet) -> PermissionDenied:
-    return PermissionDenied(f"Only admins of cluster set {cluster_set.name} can change who has access to it.")
+def _denied(scope: Scope) -> PermissionDenied:
+    return PermissionDenied(f"Only admins of {_label(scope)} can change who has access to it.")
 
 
 def _record(
-    actor: AbstractBaseUser,
-    verb: str,
-    cluster_set: ManagedClusterSet,
-    request: HttpRequest | None,
-    **fields: Any,
+    actor: AbstractBaseUser, verb: str, on: _Roles, request: HttpRequest | None, **fields: Any
 ) -> None:
-    audit.record(actor, f"role.{verb}", cluster_set, hub=cluster_set.hub, request=request, **fields)
+    audit.record(actor, f"{on.audit_prefix}.{verb}", on.audit_target, hub=on.hub, request=request, **fields)
 
 
 def authorise(
-    actor: AbstractBaseUser, cluster_set: ManagedClusterSet, verb: str, *, request: HttpRequest | None = None
+    actor: AbstractBaseUser, scope: Scope, verb: str, *, request: HttpRequest | None = None
 ) -> None:
-    """PermissionDenied, audited, unless `actor` administers the set; `verb` is grant, change or revoke.
+    """PermissionDenied, audited, unless `actor` administers the set or the namespace; `verb` is grant,
+    change or revoke.
 
     Pages call it before reading a form, so a refused user learns nothing from validation errors;
-    grant/change/revoke check again under the set's lock.
+    grant/change/revoke check again under the scope's lock.
     """
-    if not can_administer_set(actor, cluster_set):
-        _record(actor, verb, cluster_set, request, outcome=AuditEntry.Outcome.DENIED)
-        raise _denied(cluster_set)
+    on = _roles_on(scope)
+    if not on.administers(actor):
+        _record(actor, verb, on, request, outcome=AuditEntry.Outcome.DENIED, after=on.audit_detail or None)
+        raise _denied(scope)
 
 
 def _under_lock(
-    actor: AbstractBaseUser,
-    cluster_set: ManagedClusterSet,
-    verb: str,
-    request: HttpRequest | None,
-    work: Callable[[], T],
+    actor: AbstractBaseUser, scope: Scope, verb: str, request: HttpRequest | None, work: Callable[[], T]
 ) -> T:
-    """`work()` in a transaction holding the set's row lock, once `actor` is seen to administer the set
-    under that lock. Role changes of one set run one at a time (PostgreSQL; SQLite serialises writers),
-    so two admins removing each other leave one, and an admin removed meanwhile is refused (audited)."""
+    """`work()` in a transaction holding the scope's row lock (the set's, or the hub's for a namespace),
+    once `actor` is seen to administer the scope under that lock. Role changes of one scope run one at a
+    time (PostgreSQL; SQLite serialises writers), so two admins removing each other leave one, and an
+    admin removed meanwhile is refused (audited)."""
+    on = _roles_on(scope)
     try:
         with transaction.atomic():
-            ManagedClusterSet.objects.select_for_update().filter(pk=cluster_set.pk).exists()
-            if not can_administer_set(actor, cluster_set):
-                raise _denied(cluster_set)
+            on.lock.select_for_update().exists()
+            if not on.administers(actor):
+                raise _denied(scope)
             return work()
     except PermissionDenied:
-        _record(actor, verb, cluster_set, request, outcome=AuditEntry.Outcome.DENIED)
+        _record(actor, verb, on, request, outcome=AuditEntry.Outcome.DENIED, after=on.audit_detail or None)
         raise
 
 
-def _keep_an_admin(actor: AbstractBaseUser, row: ClusterSetRole) -> None:
-    """Refuse to take away a set's last admin role unless a superuser does it: nobody could grant again."""
+def _keep_an_admin(actor: AbstractBaseUser, on: _Roles, row: HeldRole) -> None:
+    """Refuse to take away a scope's last admin role unless a superuser does it: nobody could grant again."""
     if row.role != ADMIN or is_superuser(actor):
         return
-    others = ClusterSetRole.objects.filter(cluster_set_id=row.cluster_set_id, role=ADMIN).exclude(pk=row.pk)
-    if not others.exists():
-        last = f"{row.principal} is the last admin of {row.cluster_set.name}"
-        raise ValidationError({"role": f"{last}; only a superuser may leave the set without one."})
+    if not on.model.objects.filter(**on.rows, role=ADMIN).exclude(pk=row.pk).exists():
+        last = f"{row.principal} is the last admin of {on.name}"
+        raise ValidationError({"role": f"{last}; only a superuser may leave the {on.noun} without one."})
 
 
-def _fresh(row: ClusterSetRole) -> ClusterSetRole:
-    return ClusterSetRole.objects.select_related("user", "group", "cluster_set__hub").get(pk=row.pk)
+def _fresh(row: HeldRole) -> HeldRole:
+    hub = "hub" if isinstance(row, NamespaceRole) else "cluster_set__hub"
+    return type(row).objects.select_related("user", "group", hub).get(pk=row.pk)
 
 
 def grant(
     actor: AbstractBaseUser,
-    cluster_set: ManagedClusterSet,
+    scope: Scope,
     role: str,
     principal: AbstractBaseUser | Group,
     *,
     request: HttpRequest | None = None,
-) -> ClusterSetRole:
-    """Give a user or a group `role` on the set; one already holding a role there is told to change it."""
-    _check_role(role)
+) -> HeldRole:
+    """Give a user or a group `role` on the set or in the namespace; one already holding a role there is
+    told to change it."""
+    on = _roles_on(scope)
+    _check_role(on, role)
     field = "group" if isinstance(principal, Group) else "user"
-    row = ClusterSetRole(cluster_set=cluster_set, role=role, **{field: principal})
+    row = on.model(**on.rows, role=role, **{field: principal})
 
-    def save() -> ClusterSetRole:
-        held = ClusterSetRole.objects.filter(cluster_set=cluster_set, **{field: principal}).first()
+    def save() -> HeldRole:
+        held = on.model.objects.filter(**on.rows, **{field: principal}).first()
         if held is not None:
-            message = f"{row.principal} already has the {held.role} role on {cluster_set.name}; change it."
+            message = f"{row.principal} already has the {held.role} role on {on.name}; change it."
             raise ValidationError({"name": message})
         row.save()
-        _record(actor, "grant", cluster_set, request, after=_snapshot(row))
+        _record(actor, "grant", on, request, after=_snapshot(on, row))
         return row
 
-    return _under_lock(actor, cluster_set, "grant", request, save)
+    return _under_lock(actor, scope, "grant", request, save)
 
 
 def change(
-    actor: AbstractBaseUser, row: ClusterSetRole, role: str, *, request: HttpRequest | None = None
-) -> ClusterSetRole:
-    """Give the row's principal another role on its set; the same role again changes nothing."""
-    _check_role(role)
+    actor: AbstractBaseUser, row: HeldRole, role: str, *, request: HttpRequest | None = None
+) -> HeldRole:
+    """Give the row's principal another role on its set or in its namespace; the same role again changes
+    nothing."""
+    scope = scope_of(row)
+    on = _roles_on(scope)
+    _check_role(on, role)
 
-    def save() -> ClusterSetRole:
+    def save() -> HeldRole:
         fresh = _fresh(row)
         if fresh.role == role:
             return fresh
-        before = _snapshot(fresh)
-        _keep_an_admin(actor, fresh)
+        before = _snapshot(on, fresh)
+        _keep_an_admin(actor, on, fresh)
         fresh.role = role
         fresh.save(update_fields=["role"])
-        _record(actor, "change", fresh.cluster_set, request, before=before, after=_snapshot(fresh))
+        _record(actor, "change", on, request, before=before, after=_snapshot(on, fresh))
         return fresh
 
-    return _under_lock(actor, row.cluster_set, "change", request, save)
+    return _under_lock(actor, scope, "change", request, save)
 
 
-def revoke(actor: AbstractBaseUser, row: ClusterSetRole, *, request: HttpRequest | None = None) -> None:
+def revoke(actor: AbstractBaseUser, row: HeldRole, *, request: HttpRequest | None = None) -> None:
     """Take the row's role away from its principal."""
+    scope = scope_of(row)
+    on = _roles_on(scope)
 
     def delete() -> None:
         fresh = _fresh(row)
-        _keep_an_admin(actor, fresh)
-        before = _snapshot(fresh)
+        _keep_an_admin(actor, on, fresh)
+        before = _snapshot(on, fresh)
         fresh.delete()
-        _record(actor, "revoke", fresh.cluster_set, request, before=before)
+        _record(actor, "revoke", on, request, before=before)
 
-    _under_lock(actor, row.cluster_set, "revoke", request, delete)
+    _under_lock(actor, scope, "revoke", request, delete)

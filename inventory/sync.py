@@ -399,11 +399,14 @@ def _after_write(hub: Hub, log: changes.ChangeLog, *, single: bool = False) -> c
 Event = tuple[str, dict[str, Any]]
 
 
-def apply_events(hub: Hub, kind: Kind, events: Sequence[Event]) -> bool:
+def apply_events(
+    hub: Hub, kind: Kind, events: Sequence[Event], *, also: Callable[[], object] | None = None
+) -> bool:
     """Watch events of one kind, (type, object) with type ADDED, MODIFIED or DELETED, written through the
     sync's row path in one transaction; only each object's last event counts. Answers whether a row
     changed. The change listeners hear of it once it is committed, so their work (rescheduling, in
-    process without a broker) holds no lock."""
+    process without a broker) holds no lock. `also` runs in the same transaction after the rows are
+    written: an editor's audit entry commits with the change or not at all."""
     last: dict[str, Event] = {}
     for event_type, obj in events:
         last[object_name(obj)] = (event_type, obj)
@@ -413,10 +416,14 @@ def apply_events(hub: Hub, kind: Kind, events: Sequence[Event]) -> bool:
         table.upsert([obj for event_type, obj in last.values() if event_type != "DELETED"])
         table.delete([obj for event_type, obj in last.values() if event_type == "DELETED"])
         hub_changes = _after_write(hub, log, single=True)
+        if also is not None:
+            also()
     changes.notify(hub_changes)
     return bool(log)
 
 
-def apply_event(hub: Hub, kind: Kind, event_type: str, obj: dict[str, Any]) -> bool:
+def apply_event(
+    hub: Hub, kind: Kind, event_type: str, obj: dict[str, Any], *, also: Callable[[], object] | None = None
+) -> bool:
     """One watch event (ADDED, MODIFIED, DELETED) written through the sync's row path; answers changed."""
-    return apply_events(hub, kind, [(event_type, obj)])
+    return apply_events(hub, kind, [(event_type, obj)], also=also)

@@ -6,6 +6,7 @@ app_name = "inventory"
 
 urlpatterns = [
     path("hubs/", views.hub_list, name="hub-list"),
+    path("hubs/<int:pk>/", views.hub_detail, name="hub-detail"),
     path("hubs/<int:pk>/row/", views.hub_row, name="hub-row"),
     path("hubs/<int:pk>/sync/", views.hub_sync, name="hub-sync"),
     path("clusters/", views.cluster_list, name="cluster-list"),
@@ -29,6 +30,17 @@ urlpatterns = [
         "clustersets/<int:pk>/access/<int:role_pk>/remove/",
         views.clusterset_access_remove,
         name="clusterset-access-remove",
+    ),
+    path("hubs/<int:pk>/namespaces/<str:namespace>/access/", views.namespace_access, name="namespace-access"),
+    path(
+        "hubs/<int:pk>/namespaces/<str:namespace>/access/<int:role_pk>/",
+        views.namespace_access_change,
+        name="namespace-access-change",
+    ),
+    path(
+        "hubs/<int:pk>/namespaces/<str:namespace>/access/<int:role_pk>/remove/",
+        views.namespace_access_remove,
+        name="namespace-access-remove",
     ),
     path("rejected/", views.rejected_list, name="rejected-list"),
     path("audit/", views.audit_list, name="audit-list"),

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Page
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -30,7 +30,8 @@ from inventory.forms import BaseTaintFormSet, BindingForm, TaintFormSet, add_err
 from inventory.hubclient import HubError
 from inventory.models import (
     AddOnPlacementScore,
-    ClusterSetRole,
+    AuditEntry,
+    HeldRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
@@ -79,7 +80,9 @@ def _clusters_context(request: HttpRequest, clusters: QuerySet[ManagedCluster]) 
     # The table shows none of the wide JSON columns; not reading them halves the page query.
     listing = clusters.for_listing().defer(*LIST_DEFERRED)
     sets = roles.sets_for(request.user)
-    filterset = ClusterFilterSet(request.GET, queryset=queries.with_cluster_sets(listing, sets))
+    filterset = ClusterFilterSet(
+        request.GET, queryset=queries.with_cluster_sets(listing, sets), request=request
+    )
     context = _listing(request, filterset, tables.CLUSTER_COLUMNS)
     _cluster_rows(context["page"])
     # Ids are for links and the API; the form offers names.
@@ -109,15 +112,17 @@ def _hub_context(request: HttpRequest, hub: Hub, run: SyncRun | None, requested_
     }
 
 
-def _annotated_hub(pk: int) -> tuple[Hub, SyncRun | None]:
-    hub = get_object_or_404(queries.with_hub_counts(Hub.objects.all()), pk=pk)
+def _annotated_hub(request: HttpRequest, pk: int) -> tuple[Hub, SyncRun | None]:
+    """A hub the user may see with the counts of what they may see (a hidden hub is a 404); its latest
+    run for superusers."""
+    hub = get_object_or_404(queries.with_hub_counts(Hub.objects.all(), request.user), pk=pk)
     return hub, queries.latest_runs([hub]).get(hub.pk)
 
 
 @login_required
 @require_GET
 def hub_list(request: HttpRequest) -> HttpResponse:
-    hubs = list(queries.with_hub_counts(Hub.objects.all()))
+    hubs = list(queries.with_hub_counts(Hub.objects.all(), request.user))
     runs = queries.latest_runs(hubs)
     rows = [_hub_context(request, hub, runs.get(hub.pk), None) for hub in hubs]
     return render(request, "inventory/hub_list.html", {"rows": rows})
@@ -125,9 +130,19 @@ def hub_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+def hub_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A hub: the counts of what the user sees on it and its namespaces, each with its access tab."""
+    hub, run = _annotated_hub(request, pk)
+    context = _hub_context(request, hub, run, None)
+    context["namespaces"] = queries.namespaces(hub, request.user)
+    return render(request, "inventory/hub_detail.html", context)
+
+
+@login_required
+@require_GET
 def hub_row(request: HttpRequest, pk: int) -> HttpResponse:
     """One hub's table row; the page polls it while a sync runs or is queued."""
-    hub, run = _annotated_hub(pk)
+    hub, run = _annotated_hub(request, pk)
     try:
         requested_at = float(request.GET["requested"])
     except (KeyError, ValueError):
@@ -141,12 +156,12 @@ def hub_sync(request: HttpRequest, pk: int) -> HttpResponse:
     """Sync now (staff only): enqueue the hub's sync (in-process when no broker is configured)."""
     if not request.user.is_staff:
         raise PermissionDenied("Only staff users can start a sync.")
-    hub = get_object_or_404(Hub, pk=pk)
+    hub = get_object_or_404(roles.restrict(Hub.objects.all(), request.user), pk=pk)
     requested_at = timezone.now().timestamp()
     request_sync(hub, actor=request.user.get_username())
     if not listing.is_htmx(request):
         return redirect("inventory:hub-list")
-    hub, run = _annotated_hub(pk)
+    hub, run = _annotated_hub(request, pk)
     return render(request, "inventory/_hub_row.html", _hub_context(request, hub, run, requested_at))
 
 
@@ -195,7 +210,7 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def clusterset_list(request: HttpRequest) -> HttpResponse:
     visible = roles.sets_for(request.user).order_by("name", "hub__name", "pk")
     queryset = queries.with_member_rollup(visible)
-    filterset = ClusterSetFilterSet(request.GET, queryset=queryset)
+    filterset = ClusterSetFilterSet(request.GET, queryset=queryset, request=request)
     context = _listing(request, filterset, tables.CLUSTER_SET_COLUMNS)
     cluster_sets = listing.materialise(context["page"])
     namespaces = queries.bound_namespaces(cluster_sets)
@@ -249,9 +264,10 @@ def rejected_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def audit_list(request: HttpRequest) -> HttpResponse:
-    """The entries the user may read (inventory.audit.visible_entries), newest first, filtered and paged."""
-    visible = audit.visible_entries(request.user)
-    filterset = AuditEntryFilterSet(request.GET, queryset=visible.select_related("hub"))
+    """The entries the user may read (inventory.roles: superusers all, others their own), newest first,
+    filtered and paged."""
+    visible = roles.restrict(AuditEntry.objects.all(), request.user)
+    filterset = AuditEntryFilterSet(request.GET, queryset=visible.select_related("hub"), request=request)
     context = _listing(request, filterset, tables.AUDIT_COLUMNS)
     tables.audit_rows(listing.materialise(context["page"]))
     # The actions logged so far, offered as the `action` field's suggestions.
@@ -259,7 +275,7 @@ def audit_list(request: HttpRequest) -> HttpResponse:
     return listing.render_list(request, "inventory/audit_list.html", "inventory/_audit_table.html", context)
 
 
-# --- cluster set access management (roles)
+# --- access management (roles) of cluster sets and namespaces
 
 
 def _visible_set(request: HttpRequest, pk: int) -> ManagedClusterSet:
@@ -267,76 +283,115 @@ def _visible_set(request: HttpRequest, pk: int) -> ManagedClusterSet:
     return get_object_or_404(roles.sets_for(request.user).select_related("hub"), pk=pk)
 
 
+def _visible_namespace(request: HttpRequest, pk: int, namespace: str) -> roles.Namespace:
+    """The namespace if the user sees something in it (a placement, a binding or a role); superusers
+    open any namespace of a hub, to name its first admin. Others are a 404, as if they did not exist."""
+    hub = get_object_or_404(roles.restrict(Hub.objects.all(), request.user), pk=pk)
+    if editing.namespace_error(namespace) is not None:
+        raise Http404("not a namespace name")
+    seen = roles.is_superuser(request.user) or any(
+        entry["name"] == namespace for entry in queries.namespaces(hub, request.user)
+    )
+    if not seen:
+        raise Http404("no such namespace")
+    return roles.Namespace(hub, namespace)
+
+
 def _access_response(
-    request: HttpRequest, cluster_set: ManagedClusterSet, status: int = 200, **forms: object
+    request: HttpRequest, scope: roles.Scope, status: int = 200, **forms: object
 ) -> HttpResponse:
-    """The access section alone for htmx; the access page (the section under the set's title) otherwise."""
-    context = access.tab_context(request, cluster_set, **forms)
+    """The access section alone for htmx; the access page (the section under the scope's title) otherwise."""
+    context = access.tab_context(request, scope, **forms)
     template = "inventory/_access_section.html" if listing.is_htmx(request) else "inventory/_access_page.html"
     return render(request, template, context, status=status)
 
 
-def _access_changed(request: HttpRequest, cluster_set: ManagedClusterSet) -> HttpResponse:
+def _access_changed(request: HttpRequest, scope: roles.Scope) -> HttpResponse:
     if listing.is_htmx(request):
-        return _access_response(request, cluster_set)
-    return redirect(reverse("inventory:clusterset-detail", args=[cluster_set.pk]) + "#access")
+        return _access_response(request, scope)
+    _, _, crumbs = access.urls(scope)
+    return redirect(crumbs[-1][1] + "#access")
+
+
+def _grant(request: HttpRequest, scope: roles.Scope) -> HttpResponse:
+    """The access tab; POST adds a user or a group with a role (the scope's admins only)."""
+    if request.method == "GET":
+        return _access_response(request, scope)
+    roles.authorise(request.user, scope, "grant", request=request)
+    form = access.GrantForm(request.POST, choices=access.role_choices(scope))
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            roles.grant(request.user, scope, data["role"], data["principal"], request=request)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return _access_changed(request, scope)
+    return _access_response(request, scope, status=400, grant_form=form)
+
+
+def _role_row(request: HttpRequest, scope: roles.Scope, role_pk: int, verb: str) -> HeldRole:
+    """A role on the scope, after the check that the user administers it (403 otherwise)."""
+    roles.authorise(request.user, scope, verb, request=request)
+    return get_object_or_404(roles.holders(scope), pk=role_pk)
+
+
+def _change(request: HttpRequest, scope: roles.Scope, role_pk: int) -> HttpResponse:
+    row = _role_row(request, scope, role_pk, "change")
+    form = access.ChangeForm(request.POST, choices=access.role_choices(scope))
+    if not form.is_valid():
+        return _access_response(request, scope, status=400, errors={row.pk: form.errors["role"]})
+    try:
+        roles.change(request.user, row, form.cleaned_data["role"], request=request)
+    except ValidationError as exc:
+        return _access_response(request, scope, status=400, errors={row.pk: exc.messages})
+    return _access_changed(request, scope)
+
+
+def _remove(request: HttpRequest, scope: roles.Scope, role_pk: int) -> HttpResponse:
+    row = _role_row(request, scope, role_pk, "revoke")
+    try:
+        roles.revoke(request.user, row, request=request)
+    except ValidationError as exc:
+        return _access_response(request, scope, status=400, errors={row.pk: exc.messages})
+    return _access_changed(request, scope)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def clusterset_access(request: HttpRequest, pk: int) -> HttpResponse:
-    """The access management tab; POST adds a user or a group with a role (admins of the set only)."""
-    cluster_set = _visible_set(request, pk)
-    if request.method == "GET":
-        return _access_response(request, cluster_set)
-    roles.authorise(request.user, cluster_set, "grant", request=request)
-    form = access.GrantForm(request.POST)
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            roles.grant(request.user, cluster_set, data["role"], data["principal"], request=request)
-        except ValidationError as exc:
-            form.add_error(None, exc)
-        else:
-            return _access_changed(request, cluster_set)
-    return _access_response(request, cluster_set, status=400, grant_form=form)
-
-
-def _role_row(request: HttpRequest, pk: int, role_pk: int, verb: str) -> ClusterSetRole:
-    """The role on a set the user may see, after the check that they administer it (403 otherwise)."""
-    cluster_set = _visible_set(request, pk)
-    roles.authorise(request.user, cluster_set, verb, request=request)
-    held = ClusterSetRole.objects.select_related("user", "group", "cluster_set__hub")
-    return get_object_or_404(held, pk=role_pk, cluster_set=cluster_set)
-
-
-def _refused(request: HttpRequest, row: ClusterSetRole, errors: list[str]) -> HttpResponse:
-    return _access_response(request, row.cluster_set, status=400, errors={row.pk: errors})
+    return _grant(request, _visible_set(request, pk))
 
 
 @login_required
 @require_POST
 def clusterset_access_change(request: HttpRequest, pk: int, role_pk: int) -> HttpResponse:
-    row = _role_row(request, pk, role_pk, "change")
-    form = access.ChangeForm(request.POST)
-    if not form.is_valid():
-        return _refused(request, row, form.errors["role"])
-    try:
-        roles.change(request.user, row, form.cleaned_data["role"], request=request)
-    except ValidationError as exc:
-        return _refused(request, row, exc.messages)
-    return _access_changed(request, row.cluster_set)
+    return _change(request, _visible_set(request, pk), role_pk)
 
 
 @login_required
 @require_POST
 def clusterset_access_remove(request: HttpRequest, pk: int, role_pk: int) -> HttpResponse:
-    row = _role_row(request, pk, role_pk, "revoke")
-    try:
-        roles.revoke(request.user, row, request=request)
-    except ValidationError as exc:
-        return _refused(request, row, exc.messages)
-    return _access_changed(request, row.cluster_set)
+    return _remove(request, _visible_set(request, pk), role_pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def namespace_access(request: HttpRequest, pk: int, namespace: str) -> HttpResponse:
+    """A namespace's access page: who holds which namespace role; its admins grant, change, revoke."""
+    return _grant(request, _visible_namespace(request, pk, namespace))
+
+
+@login_required
+@require_POST
+def namespace_access_change(request: HttpRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
+    return _change(request, _visible_namespace(request, pk, namespace), role_pk)
+
+
+@login_required
+@require_POST
+def namespace_access_remove(request: HttpRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
+    return _remove(request, _visible_namespace(request, pk, namespace), role_pk)
 
 
 # --- editors: cluster taints and set bindings (inventory.editing validates, authorises, writes, audits)
@@ -413,7 +468,10 @@ def cluster_taints(request: HttpRequest, pk: int) -> HttpResponse:
     return edit_rows(request, editor)
 
 
-BIND_DENIED = "Binding a cluster set needs the admin role on it."
+BIND_DENIED = (
+    "Binding a cluster set to a namespace (or unbinding it) needs the admin role on the set "
+    "and the admin role in the namespace."
+)
 
 
 def _binding_context(
@@ -426,7 +484,8 @@ def _binding_context(
         "cluster_set": cluster_set,
         "bindings": bindings.order_by("namespace", "name"),
         "binding_form": BindingForm() if form is None else form,
-        "can_bind": editing.can_bind(request.user, cluster_set),
+        # the form is for the set's admins; each namespace's own admin role is checked when binding
+        "can_bind": roles.can_administer_set(request.user, cluster_set),
         **extra,
     }
 

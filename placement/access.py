@@ -1,12 +1,12 @@
-"""Who may see and change placements, staged update runs and strategies (issue 6 §1, integrations §4).
+"""Who may see and change placements, staged update runs and strategies.
 
-The cluster-set roles of `inventory.roles` decide, as for the inventory:
-- seeing a placement needs the view role on a set bound to its namespace (OCM) or on a populated set of
-  its hub (Fleet); what belongs to it (runs, approval requests, decisions) goes with it;
-- changing one (spec, weights, tolerations, deleting it, rolling out a snapshot, its runs) needs the
-  admin role on such a set: that admin decides what lands on the set's clusters;
-- adding one needs the admin role on a set its namespace (OCM) or hub (Fleet) would make it visible
-  through; a strategy, cluster-scoped like a CRP, needs the admin role on a populated set of its hub.
+The cluster-set and namespace roles of `inventory.roles` decide, as the hub's RBAC does:
+- an OCM Placement is namespaced: seeing one needs a role in its namespace or the view role on a set
+  bound to it; adding, changing or deleting one needs the edit (or admin) role in its namespace. The
+  admin of a set bound there decides which clusters the set holds, not the namespace's placements;
+- a Fleet ClusterResourcePlacement is cluster-scoped: seeing one needs the view role on a populated set
+  of its hub, changing or adding one the admin role on such a set; a strategy, cluster-scoped like a CRP,
+  follows the same rule. What belongs to a placement (runs, approval requests, decisions) goes with it.
 Superusers may do everything. Commands (actors given as strings) act for whoever holds the shell.
 
 Each `can_*` is one query (none for superusers); `authorise` raises PermissionDenied with a sentence a
@@ -30,14 +30,17 @@ User = AbstractBaseUser | AnonymousUser
 Actor = AbstractBaseUser | str | None
 
 CHANGE_DENIED = (
-    "Changing a placement needs the admin role on a cluster set bound to its namespace (OCM) "
-    "or on a cluster set of its hub (Fleet)."
+    "Changing a placement needs the edit role in its namespace (OCM) "
+    "or the admin role on a cluster set of its hub (Fleet)."
 )
 ADD_DENIED = (
-    "Adding a placement needs the admin role on a cluster set bound to its namespace (OCM) "
-    "or on a cluster set of its hub (Fleet)."
+    "Adding a placement needs the edit role in its namespace (OCM) "
+    "or the admin role on a cluster set of its hub (Fleet)."
 )
-ADMIN_NEEDED = "Adding placements, runs and strategies needs the admin role on a cluster set."
+ADMIN_NEEDED = (
+    "Adding placements needs the edit role in a namespace or the admin role on a cluster set; "
+    "runs and strategies the admin role on a cluster set."
+)
 
 
 def visible(queryset: QuerySet, user: User) -> QuerySet:
@@ -47,7 +50,7 @@ def visible(queryset: QuerySet, user: User) -> QuerySet:
 
 def administers_any(user: User) -> bool:
     """Whether `user` may add anything at all: the "New ..." buttons. One query."""
-    return roles.is_superuser(user) or (user.is_authenticated and roles.sets_for(user, roles.ADMIN).exists())
+    return roles.places_anywhere(user)
 
 
 def can_view(user: User, placement: Placement) -> bool:

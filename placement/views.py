@@ -66,7 +66,7 @@ TIMELINE_LENGTH = 50
 @require_GET
 def placement_list(request: HttpRequest) -> HttpResponse:
     placements = access.visible(queries.for_list(Placement.objects.for_listing()), request.user)
-    filterset = PlacementFilterSet(request.GET, queryset=placements)
+    filterset = PlacementFilterSet(request.GET, queryset=placements, request=request)
     page = listing.filtered_page(request, filterset)
     for placement in listing.materialise(page):
         placement.condition = queries.condition(placement)
@@ -269,7 +269,8 @@ def placement_upload(request: HttpRequest) -> HttpResponse:
 
 def _approvals_context(request: HttpRequest, error: str = "") -> dict:
     """The filtered page of requests; those approved but not accepted yet are re-read from their hub."""
-    filterset = ApprovalRequestFilterSet(request.GET, queryset=approvals.visible_requests(request.user))
+    visible = approvals.visible_requests(request.user)
+    filterset = ApprovalRequestFilterSet(request.GET, queryset=visible, request=request)
     page = listing.filtered_page(request, filterset)
     rows = listing.materialise(page)
     return {
@@ -331,7 +332,7 @@ RUN_POLL_SECONDS = 5
 def run_list(request: HttpRequest) -> HttpResponse:
     runs = access.visible(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"), request.user)
     runs = rollouts.with_pending_approvals(runs)
-    filterset = StagedUpdateRunFilterSet(request.GET, queryset=runs)
+    filterset = StagedUpdateRunFilterSet(request.GET, queryset=runs, request=request)
     page = listing.filtered_page(request, filterset)
     for run in listing.materialise(page):
         run.summary = tables.RunSummary.of(run.status or {})
@@ -449,7 +450,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
 def strategy_list(request: HttpRequest) -> HttpResponse:
     strategies = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
     strategies = access.visible(strategies, request.user)
-    filterset = StagedUpdateStrategyFilterSet(request.GET, queryset=strategies)
+    filterset = StagedUpdateStrategyFilterSet(request.GET, queryset=strategies, request=request)
     page = listing.filtered_page(request, filterset)
     strategy_rows = listing.materialise(page)
     runs = rollouts.run_counts(strategy_rows)

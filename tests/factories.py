@@ -15,6 +15,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    NamespaceRole,
     SyncRun,
 )
 from inventory.sync import sync_hub
@@ -216,6 +217,19 @@ class ClusterSetRoleFactory(factory.django.DjangoModelFactory):
     group = None
 
 
+class NamespaceRoleFactory(factory.django.DjangoModelFactory):
+    """A user's role in a namespace of a hub (`user=`); pass `group=` and `user=None` for a group's."""
+
+    class Meta:
+        model = NamespaceRole
+
+    hub = factory.SubFactory(HubFactory)
+    namespace = factory.Sequence(lambda n: f"team-{n}")
+    role = NamespaceRole.Role.VIEW
+    user = factory.SubFactory(UserFactory)
+    group = None
+
+
 class StagedUpdateStrategyFactory(factory.django.DjangoModelFactory):
     """One stage `all` selecting every cluster, unless `spec=` says otherwise."""
 
@@ -245,7 +259,6 @@ class StagedUpdateRunFactory(factory.django.DjangoModelFactory):
             "state": "Initialize",
         }
     )
-
 
 
 class AuditEntryFactory(factory.django.DjangoModelFactory):
@@ -284,8 +297,9 @@ def placement_role(
     """A user (`user`, or a new one from `user_fields`) holding `role` on the cluster sets through which
     placement.access lets them see (view) or change (admin) placements of `hub`:
 
-    - with `namespaces`: every set bound to one of them (OCM Placements of those namespaces); a namespace
-      without a binding is an error, since binding a set here would change what the placements select;
+    - with `namespaces`: every set bound to one of them, and the same role in each namespace (changing
+      an OCM Placement needs a role in its namespace, which admin holds); a namespace without a binding
+      is an error, since binding a set here would change what the placements select;
     - without: a set of the hub that has members (Fleet CRPs, strategies and runs); a hub without one gets
       a set `placement-team` holding one of its clusters (a new ManagedCluster if it has none).
     """
@@ -295,6 +309,10 @@ def placement_role(
         if unbound := set(namespaces) - set(bound.values_list("namespace", flat=True)):
             raise ValueError(f"namespaces {sorted(unbound)} have no set bound on hub {hub.name}")
         sets = ManagedClusterSet.objects.filter(hub=hub, name__in=bound.values("cluster_set"))
+        for namespace in namespaces:
+            NamespaceRole.objects.get_or_create(
+                hub=hub, namespace=namespace, user=user, defaults={"role": role}
+            )
     else:
         populated = ManagedClusterSet.objects.filter(hub=hub, memberships__isnull=False).order_by("name")
         sets = [populated.first() or _team_set(hub)]

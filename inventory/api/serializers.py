@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inventory import roles
+from inventory import editing, roles
 from inventory.models import (
     AddOnPlacementScore,
     AuditEntry,
@@ -16,6 +16,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    NamespaceRole,
     RejectedObject,
     SyncRun,
 )
@@ -102,6 +103,12 @@ class HubSerializer(serializers.ModelSerializer):
             "latest_run",
         ]
 
+    def to_representation(self, hub: Hub) -> dict[str, Any]:
+        data = super().to_representation(hub)
+        if not self.context["operator"]:
+            data["last_sync_error"] = ""  # operator data: what failed, in the hub's own words
+        return data
+
     @extend_schema_field(SyncRunSerializer(allow_null=True))
     def get_latest_run(self, hub: Hub) -> dict | None:
         run = self.context["latest_runs"].get(hub.pk)
@@ -187,7 +194,6 @@ class ClusterSetSerializer(HubScopedSerializer):
 
 
 class ClusterSetBindingSerializer(HubScopedSerializer):
-
     class Meta:
         model = ManagedClusterSetBinding
         fields = ["id", "hub", "hub_id", "namespace", "name", "cluster_set", "uid", "resource_version"]
@@ -200,7 +206,15 @@ class AddOnPlacementScoreSerializer(HubScopedSerializer):
     class Meta:
         model = AddOnPlacementScore
         fields = [
-            "id", "hub", "hub_id", "cluster", "name", "scores", "valid_until", "expired", "resource_version"
+            "id",
+            "hub",
+            "hub_id",
+            "cluster",
+            "name",
+            "scores",
+            "valid_until",
+            "expired",
+            "resource_version",
         ]
 
     def get_expired(self, score: AddOnPlacementScore) -> bool:
@@ -276,15 +290,12 @@ class BindRequestSerializer(serializers.Serializer):
     namespace = serializers.CharField(allow_blank=True, default="", help_text="An RFC 1123 label")
 
 
-# --- cluster-set roles (inventory.roles decides who may grant; these only shape the request)
+# --- cluster-set and namespace roles (inventory.roles decides who may grant; these only shape the request)
 
 
-class ClusterSetRoleSerializer(serializers.ModelSerializer):
-    """A user's or a group's role on a set, principals by name; create with exactly one of them."""
+class HeldRoleSerializer(serializers.ModelSerializer):
+    """A user's or a group's role, principals by name; create with exactly one of them."""
 
-    cluster_set = serializers.PrimaryKeyRelatedField(queryset=ManagedClusterSet.objects.none())
-    cluster_set_name = serializers.CharField(source="cluster_set.name", read_only=True)
-    hub = serializers.CharField(source="cluster_set.hub.name", read_only=True)
     user = serializers.SlugRelatedField(
         slug_field="username", queryset=get_user_model().objects.all(), required=False, allow_null=True
     )
@@ -292,6 +303,19 @@ class ClusterSetRoleSerializer(serializers.ModelSerializer):
         slug_field="name", queryset=Group.objects.all(), required=False, allow_null=True
     )
     principal = serializers.CharField(read_only=True, help_text="user:<name> or group:<name>")
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if (data.get("user") is None) == (data.get("group") is None):
+            raise serializers.ValidationError({"user": "Give exactly one of user and group."})
+        return data
+
+
+class ClusterSetRoleSerializer(HeldRoleSerializer):
+    """A role on a cluster set."""
+
+    cluster_set = serializers.PrimaryKeyRelatedField(queryset=ManagedClusterSet.objects.none())
+    cluster_set_name = serializers.CharField(source="cluster_set.name", read_only=True)
+    hub = serializers.CharField(source="cluster_set.hub.name", read_only=True)
 
     class Meta:
         model = ClusterSetRole
@@ -316,11 +340,36 @@ class ClusterSetRoleSerializer(serializers.ModelSerializer):
             # a set the caller cannot see is as unknown as one that does not exist
             self.fields["cluster_set"].queryset = roles.sets_for(request.user)
 
-    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
-        if (data.get("user") is None) == (data.get("group") is None):
-            raise serializers.ValidationError({"user": "Give exactly one of user and group."})
-        return data
-
 
 class ClusterSetRoleChangeSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=ClusterSetRole.Role.choices)
+
+
+class NamespaceRoleSerializer(HeldRoleSerializer):
+    """A role in a namespace of a hub: view sees its placements, edit changes them, admin also binds
+    cluster sets into it and grants roles in it."""
+
+    hub = serializers.SlugRelatedField(slug_field="name", queryset=Hub.objects.none())
+    namespace = serializers.CharField(max_length=63, help_text="An RFC 1123 label")
+
+    class Meta:
+        model = NamespaceRole
+        fields = ["id", "hub", "namespace", "role", "user", "group", "principal", "created"]
+        # one role per principal and namespace is checked by inventory.roles.grant, naming it
+        validators: list = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:
+            # a hub the caller cannot see is as unknown as one that does not exist
+            self.fields["hub"].queryset = roles.restrict(Hub.objects.all(), request.user)
+
+    def validate_namespace(self, namespace: str) -> str:
+        if (why := editing.namespace_error(namespace)) is not None:
+            raise serializers.ValidationError(why)
+        return namespace
+
+
+class NamespaceRoleChangeSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=NamespaceRole.Role.choices)

@@ -13,6 +13,7 @@ router.register("addon-placement-scores", views.AddOnPlacementScoreViewSet, base
 router.register("sync-runs", views.SyncRunViewSet, basename="sync-run")
 router.register("rejected-objects", views.RejectedObjectViewSet, basename="rejected-object")
 router.register("cluster-set-roles", views.ClusterSetRoleViewSet, basename="cluster-set-role")
+router.register("namespace-roles", views.NamespaceRoleViewSet, basename="namespace-role")
 router.register("audit", views.AuditEntryViewSet, basename="audit-entry")
 
 urlpatterns = router.urls

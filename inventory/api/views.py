@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.templatetags.static import static
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
 from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from fleetui import listing
-from inventory import audit, editing, filtersets, queries, roles
+from inventory import editing, filtersets, queries, roles
 from inventory.api import serializers as api
 from inventory.hubclient import HubError
 from inventory.models import (
@@ -30,6 +30,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    NamespaceRole,
     RejectedObject,
     SyncRun,
 )
@@ -106,14 +107,18 @@ class RoleRestrictedViewSet(InventoryViewSet):
 
 
 class HubViewSet(InventoryViewSet):
-    """Hubs with their sync state; credentials are never returned."""
+    """The hubs the caller holds a role on, with the counts of what they see; credentials are never
+    returned, sync errors and runs only to superusers."""
 
-    queryset = queries.with_hub_counts(Hub.objects.all())
+    queryset = Hub.objects.all()
     serializer_class = api.HubSerializer
     filterset_class = filtersets.HubFilterSet
 
+    def get_queryset(self) -> QuerySet[Hub]:
+        return queries.with_hub_counts(super().get_queryset(), self.request.user)
+
     def page_extras(self, rows: list[Hub]) -> dict[str, Any]:
-        return {"latest_runs": queries.latest_runs(rows)}
+        return {"latest_runs": queries.latest_runs(rows), "operator": roles.is_superuser(self.request.user)}
 
     @extend_schema(
         request=None,
@@ -219,7 +224,6 @@ class ClusterSetBindingViewSet(RoleRestrictedViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-
 class AddOnPlacementScoreViewSet(RoleRestrictedViewSet):
     queryset = AddOnPlacementScore.objects.select_related("hub").order_by("hub__name", "namespace", "name")
     serializer_class = api.AddOnPlacementScoreSerializer
@@ -229,7 +233,9 @@ class AddOnPlacementScoreViewSet(RoleRestrictedViewSet):
         return {"now": timezone.now()}
 
 
-class SyncRunViewSet(InventoryViewSet):
+class SyncRunViewSet(RoleRestrictedViewSet):
+    """Sync runs: operator data (hub errors), for superusers."""
+
     queryset = SyncRun.objects.select_related("hub").order_by("-started_at", "-pk")
     serializer_class = api.SyncRunSerializer
     filterset_class = filtersets.SyncRunFilterSet
@@ -245,58 +251,89 @@ class RejectedObjectViewSet(RoleRestrictedViewSet):
     filterset_class = filtersets.RejectedObjectFilterSet
 
 
-class AuditEntryViewSet(InventoryViewSet):
+class AuditEntryViewSet(RoleRestrictedViewSet):
     """The audit log, newest first: superusers read every entry, other users the entries they made."""
 
     queryset = AuditEntry.objects.select_related("hub")
     serializer_class = api.AuditEntrySerializer
     filterset_class = filtersets.AuditEntryFilterSet
 
-    def get_queryset(self) -> QuerySet[AuditEntry]:
-        return audit.visible_entries(self.request.user, super().get_queryset())
-
 
 ROLE_ERRORS = {code: EDIT_ERRORS[code] for code in (400, 403)}
 
 
-class ClusterSetRoleViewSet(RoleRestrictedViewSet):
+class HeldRoleViewSet(RoleRestrictedViewSet):
+    """Roles the caller sees; the admins of their set or namespace (and superusers) grant, change and
+    revoke them through inventory.roles."""
+
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    change_serializer_class: type[serializers.Serializer]
+
+    def scope(self, data: dict[str, Any]) -> roles.Scope:
+        """The set or the namespace a validated create request names."""
+        raise NotImplementedError
+
+    def create(self, request: Request) -> Response:
+        """Grant a role to a user or a group (by name)."""
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        scope, principal = self.scope(data), data.get("user") or data["group"]
+        row = _edit(lambda: roles.grant(request.user, scope, data["role"], principal, request=request))
+        return Response(self.get_serializer(row).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request: Request, pk: str | None = None) -> Response:
+        """Change the role; the principal and where it is held stay."""
+        row = self.get_object()
+        change = self.change_serializer_class(data=request.data)
+        change.is_valid(raise_exception=True)
+        row = _edit(lambda: roles.change(request.user, row, change.validated_data["role"], request=request))
+        return Response(self.get_serializer(row).data)
+
+    def destroy(self, request: Request, pk: str | None = None) -> Response:
+        """Revoke the role (the last admin only by a superuser)."""
+        row = self.get_object()
+        _edit(lambda: roles.revoke(request.user, row, request=request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _role_schema(serializer: type, change: type) -> Callable[[type], type]:
+    return extend_schema_view(
+        create=extend_schema(responses={201: serializer, **ROLE_ERRORS}),
+        partial_update=extend_schema(request=change, responses={200: serializer, **ROLE_ERRORS}),
+        destroy=extend_schema(responses={204: None, **ROLE_ERRORS}),
+    )
+
+
+@_role_schema(api.ClusterSetRoleSerializer, api.ClusterSetRoleChangeSerializer)
+class ClusterSetRoleViewSet(HeldRoleViewSet):
     """Roles on the cluster sets the caller sees; admins of a set (and superusers) grant, change, revoke."""
 
     queryset = ClusterSetRole.objects.select_related("cluster_set__hub", "user", "group").order_by(
         "cluster_set__hub__name", "cluster_set__name", "role", "pk"
     )
     serializer_class = api.ClusterSetRoleSerializer
+    change_serializer_class = api.ClusterSetRoleChangeSerializer
     filterset_fields = ["cluster_set", "role"]
-    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
-    @extend_schema(responses={201: api.ClusterSetRoleSerializer, **ROLE_ERRORS})
-    def create(self, request: Request) -> Response:
-        """Grant a role on a set to a user or a group (by name)."""
-        serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        cluster_set, principal = data["cluster_set"], data.get("user") or data["group"]
-        row = _edit(lambda: roles.grant(request.user, cluster_set, data["role"], principal, request=request))
-        return Response(self.get_serializer(row).data, status=status.HTTP_201_CREATED)
+    def scope(self, data: dict[str, Any]) -> roles.Scope:
+        return data["cluster_set"]
 
-    @extend_schema(
-        request=api.ClusterSetRoleChangeSerializer,
-        responses={200: api.ClusterSetRoleSerializer, **ROLE_ERRORS},
+
+@_role_schema(api.NamespaceRoleSerializer, api.NamespaceRoleChangeSerializer)
+class NamespaceRoleViewSet(HeldRoleViewSet):
+    """Roles in the namespaces where the caller holds one; admins of a namespace (and superusers) grant,
+    change, revoke."""
+
+    queryset = NamespaceRole.objects.select_related("hub", "user", "group").order_by(
+        "hub__name", "namespace", "role", "pk"
     )
-    def partial_update(self, request: Request, pk: str | None = None) -> Response:
-        """Change the role; the principal and the set stay."""
-        row = self.get_object()
-        change = api.ClusterSetRoleChangeSerializer(data=request.data)
-        change.is_valid(raise_exception=True)
-        row = _edit(lambda: roles.change(request.user, row, change.validated_data["role"], request=request))
-        return Response(self.get_serializer(row).data)
+    serializer_class = api.NamespaceRoleSerializer
+    change_serializer_class = api.NamespaceRoleChangeSerializer
+    filterset_fields = ["hub", "namespace", "role"]
 
-    @extend_schema(responses={204: None, **ROLE_ERRORS})
-    def destroy(self, request: Request, pk: str | None = None) -> Response:
-        """Revoke the role (a set's last admin only by a superuser)."""
-        row = self.get_object()
-        _edit(lambda: roles.revoke(request.user, row, request=request))
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def scope(self, data: dict[str, Any]) -> roles.Scope:
+        return roles.Namespace(data["hub"], data["namespace"])
 
 
 class ApiDocsView(SpectacularSwaggerSplitView):

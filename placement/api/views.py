@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inventory import roles
 from inventory.api.views import InventoryPagination
 from inventory.models import Hub
 from placement import access, approvals, queries, rolling, rollouts, service, whatif
@@ -54,8 +55,11 @@ class PlacementPermission(BasePermission):
     """Reads of the placements the roles show (the queryset); writes for admins of their sets
     (placement.access), refused before the body is read so a refused user learns nothing from it."""
 
-    WRITES = {"update": service.SPEC_ACTION, "partial_update": service.SPEC_ACTION,
-              "destroy": service.DELETE_ACTION}
+    WRITES = {
+        "update": service.SPEC_ACTION,
+        "partial_update": service.SPEC_ACTION,
+        "destroy": service.DELETE_ACTION,
+    }
 
     def has_permission(self, request: Request, view: Any) -> bool:
         if view.action == "create" and not access.administers_any(request.user):
@@ -70,8 +74,13 @@ class PlacementPermission(BasePermission):
                 f"{placement} is a read-only mirror of hub {placement.hub.name}; change it on the hub"
             )
         _through_service(
-            access.authorise, request.user, lambda user: access.can_change(user, placement),
-            access.CHANGE_DENIED, action=self.WRITES[view.action], target=placement, request=request,
+            access.authorise,
+            request.user,
+            lambda user: access.can_change(user, placement),
+            access.CHANGE_DENIED,
+            action=self.WRITES[view.action],
+            target=placement,
+            request=request,
         )
         return True
 
@@ -95,11 +104,22 @@ class PlacementViewSet(viewsets.ModelViewSet):
     def perform_create(self, serializer: api.PlacementSerializer) -> None:
         data = serializer.validated_data
         placement = _through_service(
-            service.create_placement, kind=data["kind"], hub=data["hub"], namespace=data.get("namespace", ""),
-            name=data["name"], spec=data["spec"], actor=self.request.user, request=self.request,
+            service.create_placement,
+            kind=data["kind"],
+            hub=data["hub"],
+            namespace=data.get("namespace", ""),
+            name=data["name"],
+            spec=data["spec"],
+            actor=self.request.user,
+            request=self.request,
         )
-        logger.info("placement %s (%s) created on hub %s by %s", placement, placement.kind,
-                    placement.hub.name, self.request.user.get_username())
+        logger.info(
+            "placement %s (%s) created on hub %s by %s",
+            placement,
+            placement.kind,
+            placement.hub.name,
+            self.request.user.get_username(),
+        )
         serializer.instance = self.get_queryset().get(pk=placement.pk)
 
     def perform_update(self, serializer: api.PlacementSerializer) -> None:
@@ -165,7 +185,8 @@ class ArgoCdConfigMapView(APIView):
 
     @extend_schema(responses={(200, "application/yaml"): OpenApiTypes.STR})
     def get(self, request: Request, pk: int) -> HttpResponse:
-        hub = get_object_or_404(Hub, pk=pk)
+        # only for whoever holds a role on the hub: it names the hub's publish namespace
+        hub = get_object_or_404(roles.restrict(Hub.objects.all(), request.user), pk=pk)
         body = yaml.safe_dump(argocd_configmap(hub), sort_keys=False)
         response = HttpResponse(body, content_type="application/yaml")
         response["Content-Disposition"] = f'attachment; filename="argocd-placementdecisions-{hub.name}.yaml"'

@@ -10,11 +10,12 @@ from django.test import Client
 from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 
 from inventory.demohub import DemoHub
-from inventory.models import ClusterSetRole, Hub, ManagedClusterSet
+from inventory.models import ClusterSetRole, Hub, ManagedClusterSet, NamespaceRole
 from tests.factories import (
     ClusterSetRoleFactory,
     HubFactory,
     ManagedClusterSetFactory,
+    NamespaceRoleFactory,
     UserFactory,
     synced_demo_hub_row,
 )
@@ -76,6 +77,8 @@ def root_client(client: Client, root: User) -> Client:
 
 # Users who may not edit: each sees the target, so the refusal is the admin check's, not a 404.
 REFUSED = ("viewer", "staff with the model permissions", "admin of another set")
+# Binding needs both admin roles: either alone is refused (the set's admin alone is the takeover path).
+BIND_REFUSED = (*REFUSED, "admin of the namespace only", "admin of the set only")
 OLD_PERMISSIONS = ("change_managedcluster", "change_managedclustersetbinding")
 
 DemoRole = Callable[[str, str, str], User]
@@ -95,10 +98,21 @@ def demo_role(synced_hub: Hub) -> DemoRole:
     return grant
 
 
+# The namespaces staging_admin administers: where the tests bind the set, and where the demo hub binds it.
+BINDER_NAMESPACES = ("team-a", "apps-dev")
+
+
 @pytest.fixture
-def staging_admin(demo_role: DemoRole) -> User:
-    """User ops, admin of the demo hub's set staging: may bind and unbind it."""
-    return demo_role("staging", ClusterSetRole.Role.ADMIN, "ops")
+def staging_admin(demo_role: DemoRole, synced_hub: Hub) -> User:
+    """User ops, admin of the demo hub's set staging and admin in BINDER_NAMESPACES: may bind the set
+    into them and unbind it from them."""
+    return _namespace_admin(synced_hub, demo_role("staging", ClusterSetRole.Role.ADMIN, "ops"))
+
+
+def _namespace_admin(hub: Hub, user: User) -> User:
+    for namespace in BINDER_NAMESPACES:
+        NamespaceRoleFactory(hub=hub, namespace=namespace, role=NamespaceRole.Role.ADMIN, user=user)
+    return user
 
 
 @pytest.fixture
@@ -118,9 +132,13 @@ def _refused(demo_role: DemoRole, kind: str, viewed_set: str) -> User:
     return demo_role(viewed_set, ClusterSetRole.Role.VIEW, "refused")
 
 
-@pytest.fixture(params=REFUSED)
-def refused_binder(request: pytest.FixtureRequest, demo_role: DemoRole) -> User:
-    """Sees the demo hub's set staging (a view role) but may not bind it."""
+@pytest.fixture(params=BIND_REFUSED)
+def refused_binder(request: pytest.FixtureRequest, demo_role: DemoRole, synced_hub: Hub) -> User:
+    """Sees the demo hub's set staging but may not bind it into team-a nor unbind it from apps-dev."""
+    if request.param == "admin of the set only":
+        return demo_role("staging", ClusterSetRole.Role.ADMIN, "refused")
+    if request.param == "admin of the namespace only":
+        return _namespace_admin(synced_hub, _refused(demo_role, "viewer", "staging"))
     return _refused(demo_role, request.param, "staging")
 
 

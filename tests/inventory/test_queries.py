@@ -13,6 +13,7 @@ from tests.factories import (
     PlacementDecisionFactory,
     PlacementFactory,
     SyncRunFactory,
+    UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +85,8 @@ def test_hub_counts_and_latest_run() -> None:
     SyncRunFactory(hub=hub, pages=1)
     latest = SyncRunFactory(hub=hub, pages=2)
     HubFactory(name="empty")
-    hubs = {h.name: h for h in queries.with_hub_counts(Hub.objects.all())}
+    root = UserFactory(is_superuser=True)
+    hubs = {h.name: h for h in queries.with_hub_counts(Hub.objects.all(), root)}
     assert (hubs["east"].cluster_count, hubs["east"].stale_count, hubs["east"].set_count) == (4, 1, 2)
     assert (hubs["empty"].cluster_count, hubs["empty"].set_count, hubs["empty"].latest_run_id) == (0, 0, None)
     assert queries.latest_runs(list(hubs.values())) == {hub.pk: latest}

@@ -1,8 +1,9 @@
-"""Cluster-set roles for the placement pages' tests (placement.access): the view role on a set through which
-a placement is visible lets its holder see it, the admin role lets them change it too.
+"""Roles for the placement pages' tests (placement.access): the view role through which a placement is
+visible lets its holder see it, the admin role lets them change it too.
 
-An OCM Placement is visible through the sets bound to its namespace, a Fleet CRP (and the runs and
-strategies of its hub) through a populated set of its hub; `tests.factories.placement_role` grants either.
+An OCM Placement is visible through the sets bound to its namespace and changed with a role in its
+namespace, a Fleet CRP (and the runs and strategies of its hub) through a populated set of its hub;
+`tests.factories.placement_role` grants either.
 """
 
 from collections.abc import Iterable
