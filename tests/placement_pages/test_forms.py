@@ -319,7 +319,7 @@ def test_an_upload_names_a_placement_the_user_may_see_but_not_change(client: Cli
 
 def test_an_unreadable_upload_is_a_field_error(client: Client, admin: User, hub: Hub) -> None:
     response = upload(client, hub, "", name="empty.json")
-    assert response.status_code == 200 and "manifests" in response.context["form"].errors
+    assert response.status_code == 400 and "manifests" in response.context["form"].errors
     file = SimpleUploadedFile("latin.yaml", "kind: Placement # é".encode("latin-1"))
     response = client.post(reverse("placement:placement-upload"), {"hub": hub.pk, "manifests": file})
     assert "latin.yaml: cannot read" in response.context["form"].errors["manifests"][0]
