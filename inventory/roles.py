@@ -94,6 +94,14 @@ def is_superuser(user: User) -> bool:
     return bool(user.is_active and getattr(user, "is_superuser", False))
 
 
+def _without_roles(user: User) -> bool | None:
+    """What any check answers for `user` whatever roles they hold: yes for superusers, no for anonymous
+    and inactive users; None when their roles decide."""
+    if is_superuser(user):
+        return True
+    return None if user.is_authenticated and user.is_active else False
+
+
 def _granting(action: str) -> list[str]:
     """The set roles that allow `action`: admin allows viewing too."""
     if action not in Role.values:
@@ -240,10 +248,8 @@ def restrict(queryset: QuerySet, user: User, action: str = VIEW) -> QuerySet:
     if rule is None:
         raise TypeError(f"no role rule for {queryset.model.__name__}")
     _granting(action)
-    if is_superuser(user):
-        return queryset
-    if not (user.is_authenticated and user.is_active):
-        return queryset.none()
+    if (known := _without_roles(user)) is not None:
+        return queryset if known else queryset.none()
     return queryset.filter(rule(Held(user, action)))
 
 
@@ -305,10 +311,8 @@ def can_place(user: User, hub: Hub, kind: str, namespace: str = "", action: str 
     on `hub` before it exists, e.g. to add one: the same rule as `restrict` on existing placements (OCM:
     a role in the namespace or a viewed set bound to it; Fleet: a populated set of the hub); one query."""
     _granting(action)
-    if is_superuser(user):
-        return True
-    if not (user.is_authenticated and user.is_active):
-        return False
+    if (known := _without_roles(user)) is not None:
+        return known
     held = Held(user, action)
     if kind == Placement.Kind.PLACEMENT:
         return Hub.objects.filter(_ocm_placement_access(held, hub.pk, namespace), pk=hub.pk).exists()
@@ -318,10 +322,8 @@ def can_place(user: User, hub: Hub, kind: str, namespace: str = "", action: str 
 def places_anywhere(user: User) -> bool:
     """Whether `user` may add any placement at all: the edit role in some namespace or the admin role on
     some set (the "New ..." buttons). One query."""
-    if is_superuser(user):
-        return True
-    if not (user.is_authenticated and user.is_active):
-        return False
+    if (known := _without_roles(user)) is not None:
+        return known
     held = Held(user, ADMIN)
     namespaces = held.namespace_roles(PLACEMENT_LEVEL[ADMIN])
     return Hub.objects.filter(
@@ -331,10 +333,8 @@ def places_anywhere(user: User) -> bool:
 
 def can_administer_namespace(user: User, hub: Hub, namespace: str) -> bool:
     """The admin role in the namespace: bind sets into it (with `bind` on the set), grant roles in it."""
-    if is_superuser(user):
-        return True
-    if not (user.is_authenticated and user.is_active):
-        return False
+    if (known := _without_roles(user)) is not None:
+        return known
     return Held(user, ADMIN).namespace_roles(ADMIN).filter(hub_id=hub.pk, namespace=namespace).exists()
 
 
@@ -342,10 +342,8 @@ def can_bind(user: User, cluster_set: ManagedClusterSet, namespace: str) -> bool
     """Create or delete a binding of the set in `namespace`: `bind` on the set (its admin role) and the
     admin role in the namespace, both, as upstream; one query. The set's admin alone cannot bind it into
     a namespace of another team and so reach that team's placements."""
-    if is_superuser(user):
-        return True
-    if not (user.is_authenticated and user.is_active):
-        return False
+    if (known := _without_roles(user)) is not None:
+        return known
     held = Held(user, ADMIN)
     in_namespace = held.in_namespace(ADMIN, cluster_set.hub_id, namespace)
     return ManagedClusterSet.objects.filter(in_namespace, pk=cluster_set.pk, id__in=held.sets).exists()
