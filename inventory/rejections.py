@@ -49,9 +49,9 @@ def record(hub: Hub, kind: str, rejections: list[Rejection], sync_run: SyncRun |
             sync_run=sync_run,
             kind=kind,
             identity=rejection.identity,
-            namespace=rejection.namespace[:SHOWN_LENGTH],
-            name=rejection.name[:SHOWN_LENGTH],
-            reason=rejection.reason,
+            namespace=_text(rejection.namespace[:SHOWN_LENGTH]),
+            name=_text(rejection.name[:SHOWN_LENGTH]),
+            reason=_text(rejection.reason),
             first_seen=now,
             last_seen=now,
         )
@@ -63,6 +63,11 @@ def record(hub: Hub, kind: str, rejections: list[Rejection], sync_run: SyncRun |
         unique_fields=["hub", "kind", "identity"],
         update_fields=["sync_run", "namespace", "name", "reason", "last_seen"],
     )
+
+
+def _text(value: str) -> str:
+    """`value` with any NUL character written out: PostgreSQL stores none in text."""
+    return value.replace("\x00", "\\u0000")
 
 
 def known(hub: Hub, kind: str) -> set[str]:

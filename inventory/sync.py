@@ -31,6 +31,7 @@ BATCH = 500
 GONE_RESTARTS = 3
 # Written on every write but not a difference between the hub and the row.
 UNCOMPARED = {"synced_at", "stale"}
+NAME_LENGTH = ManagedCluster._meta.get_field("name").max_length
 
 
 class SyncFailed(HubError):
@@ -155,7 +156,9 @@ class KindRows:
     def _write(self, rows: list[Row], refused: list[rejections.Rejection]) -> tuple[int, int]:
         """One attempt of `upsert`, in its transaction; nothing of it is remembered unless it commits."""
         rejections.record(self.hub, self.kind.name, refused, self.run)
-        kept = self._stored_pks([self._lookup(r.namespace, r.name) for r in refused])
+        kept = self._stored_pks(
+            [self._lookup(r.namespace, r.name) for r in refused if _storable(r.namespace, r.name)]
+        )
         accepted = {rejections.identity(row.lookup.get("namespace", ""), row.lookup["name"]) for row in rows}
         rejections.clear(self.hub, self.kind.name, accepted & self.known_rejections)
         if not rows:
@@ -199,20 +202,20 @@ class KindRows:
         """Delete the rows of `objects` (a watch's DELETED events), valid or not, and their rejections.
         They are found by metadata alone: a deleted object's other fields do not matter."""
         found: list[Row] = []
+        identities: set[str] = set()
         for obj in objects:
             if hubbindings.is_managed(_labels(obj)):
                 continue
             namespace, name = _identity(obj)
+            identities.add(rejections.identity(namespace, name))
+            if not _storable(namespace, name):
+                continue  # never stored: only its rejection goes
             uid = _metadata(obj).get("uid")
-            values = {"uid": uid if isinstance(uid, str) else ""} if self.has_uid else {}
-            found.append(Row(self.model, self._lookup(namespace, name), values))
+            uid = uid if isinstance(uid, str) and _storable(uid) else ""
+            found.append(Row(self.model, self._lookup(namespace, name), {"uid": uid} if self.has_uid else {}))
+        rejections.clear(self.hub, self.kind.name, identities)
         if not found:
             return 0
-        rejections.clear(
-            self.hub,
-            self.kind.name,
-            {rejections.identity(row.lookup.get("namespace", ""), row.lookup["name"]) for row in found},
-        )
         by_uid, by_key = self._stored(found)
         pks = [
             record["pk"]
@@ -248,6 +251,12 @@ def _metadata(obj: Any) -> dict[str, Any]:
 def _labels(obj: Any) -> dict[str, Any] | None:
     labels = _metadata(obj).get("labels")
     return labels if isinstance(labels, dict) else None
+
+
+def _storable(*texts: str) -> bool:
+    """Whether these names fit the name columns and hold no NUL character (which PostgreSQL refuses even
+    in a query), so rows can be looked up by them."""
+    return all(len(text) <= NAME_LENGTH and "\x00" not in text for text in texts)
 
 
 def _identity(obj: Any) -> tuple[str, str]:

@@ -25,6 +25,7 @@ LONG_NAME = "hostile-" + "n" * 292  # 300 characters: over the 253 of a DNS-1123
 TAINT_KEY = "example.com/" + "k" * 1988  # 2,000 characters
 LABEL_VALUE = "v" * 100_000
 MANY_LABELS = 10_000
+NUL_NAME = "hostile-nul\x00name"  # PostgreSQL refuses a NUL character in any text, even in a query
 
 
 def _cluster(name: str, *, labels: dict[str, Any] | None = None, spec: Any = None) -> dict[str, Any]:
@@ -46,6 +47,7 @@ def hostile_objects() -> dict[str, dict[str, Any]]:
         ),
         "100 KB label value": _cluster("hostile-label-value", labels={"hostile": LABEL_VALUE}),
         "wrong-typed spec": _cluster("hostile-wrong-types", spec={"taints": "NoSelect"}),
+        "NUL character in a name": _cluster(NUL_NAME),
         f"{MANY_LABELS} labels": _cluster(
             "hostile-many-labels", labels={f"label-{number}": "x" for number in range(MANY_LABELS)}
         ),

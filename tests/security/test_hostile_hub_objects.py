@@ -1,9 +1,9 @@
 """A hub that serves hostile objects (a 300-character name, a 2,000-character taint key, a 100 KB label
-value, a wrong-typed spec, 10,000 labels, an alias-bomb annotation) is synced and watched on PostgreSQL and
-on SQLite: every valid object is stored and current, each hostile one is an inventory.RejectedObject with a
-readable reason, the sync succeeds, the watcher's threads live on and keep applying changes, and nothing
-else changed. The dashboard's side runs in a process of its own under a 1 GiB address-space limit
-(tests/security/hostile_hub_scenario.py) and within a time bound.
+value, a wrong-typed spec, 10,000 labels, a NUL character in a name, an alias-bomb annotation) is synced
+and watched on PostgreSQL and on SQLite: every valid object is stored and current, each hostile one is an
+inventory.RejectedObject with a readable reason, the sync succeeds, the watcher's threads live on and keep
+applying changes, and nothing else changed. The dashboard's side runs in a process of its own under a
+1 GiB address-space limit (tests/security/hostile_hub_scenario.py) and within a time bound.
 """
 
 from collections.abc import Iterator
@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from inventory.demohub import DemoHub
-from inventory.demohub.hostile import LONG_NAME, MANY_LABELS
+from inventory.demohub.hostile import LONG_NAME, MANY_LABELS, NUL_NAME
 from tests.security import bounded
 from tests.servers import run_module
 
@@ -29,6 +29,7 @@ REFUSED = {
     "hostile-label-value": 'metadata.labels["hostile"]: invalid value',
     "hostile-wrong-types": "spec.taints: expected a list, got string",
     "hostile-many-labels": f"metadata.labels: {MANY_LABELS} entries",
+    NUL_NAME.replace("\x00", "\\u0000"): "object: a string holds a NUL character",
 }
 
 
