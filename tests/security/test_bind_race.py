@@ -21,10 +21,14 @@ from tests.factories import ClusterSetRoleFactory, NamespaceRoleFactory, UserFac
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 NAMESPACE = "team-race"
+# whether another connection's insert of a binding row waits on a lock; read afresh each time, as
+# PostgreSQL otherwise keeps one snapshot of the activity for the whole transaction
 WAITING_ON_A_LOCK = (
-    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+    "AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO \"inventory_managedclustersetbinding\"%%'"
 )
-SECONDS = 20
+# generous: the test machine may be busy, and the watcher commits as soon as the editor waits
+SECONDS = 60
 # the uid of the row the watcher inserts; the editor's write replaces it with the hub's answer
 WATCHED_UID = "00000000-0000-4000-8000-000000000001"
 
@@ -62,7 +66,7 @@ def waited_for(condition: Callable[[], bool]) -> bool:
 
 class Watcher(threading.Thread):
     """What the watcher does when it sees the binding first: insert its row, in a transaction of its
-    own connection that commits only once another transaction waits on it."""
+    own connection that commits only once the editor's insert of the same row waits on it."""
 
     def __init__(self, hub: Hub, inserted: threading.Event) -> None:
         super().__init__(daemon=True)
@@ -87,9 +91,13 @@ class Watcher(threading.Thread):
                 sync.apply_event(self.hub, KINDS_BY_NAME["ManagedClusterSetBinding"], "ADDED", row)
                 self.inserted.set()
                 with connection.cursor() as cursor:
-                    self.saw_a_waiter = waited_for(
-                        lambda: bool(cursor.execute(WAITING_ON_A_LOCK) or cursor.fetchone()[0])
-                    )
+
+                    def editor_waits() -> bool:
+                        cursor.execute("SELECT pg_stat_clear_snapshot()")
+                        cursor.execute(WAITING_ON_A_LOCK)
+                        return cursor.fetchone()[0] > 0
+
+                    self.saw_a_waiter = waited_for(editor_waits)
         except BaseException as exc:  # reported by the test, which runs in another thread
             self.error = exc
             self.inserted.set()
