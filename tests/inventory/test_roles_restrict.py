@@ -11,6 +11,7 @@ from inventory.models import (
     ManagedCluster,
     ManagedClusterSet,
     ManagedClusterSetBinding,
+    NamespaceRole,
 )
 from placement.models import (
     ApprovalRequest,
@@ -31,6 +32,7 @@ from tests.factories import (
     ManagedClusterFactory,
     ManagedClusterSetBindingFactory,
     ManagedClusterSetFactory,
+    NamespaceRoleFactory,
     PlacementDecisionFactory,
     PlacementEventFactory,
     PlacementFactory,
@@ -81,6 +83,9 @@ def test_ocm_placements_are_visible_through_the_sets_bound_to_their_namespace(fl
     assert names(roles.restrict(placements, fleet["admin"])) == {"team-b/east-web"}
     # viewing is not administering: the viewer administers no placement
     assert names(roles.restrict(placements, fleet["viewer"], ADMIN)) == set()
+    # nor does administering the set bound there: changing a namespace's placements needs a role in it
+    assert names(roles.restrict(placements, fleet["admin"], ADMIN)) == set()
+    NamespaceRoleFactory(hub=east, namespace="team-b", role=NamespaceRole.Role.EDIT, user=fleet["admin"])
     assert names(roles.restrict(placements, fleet["admin"], ADMIN)) == {"team-b/east-web"}
 
 

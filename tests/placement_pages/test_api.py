@@ -10,7 +10,7 @@ from inventory.models import AuditEntry, Hub
 from placement import access
 from placement.models import DecisionChange, Owner, Placement
 from placement.scheduler import columns
-from tests.factories import HubFactory, PlacementFactory, UserFactory, placement_role
+from tests.factories import HubFactory, NamespaceRoleFactory, PlacementFactory, UserFactory, placement_role
 from tests.placement_pages.access_support import VIEW, api_for, grant
 from tests.placement_pages.explanations import OCM_EXPLANATION
 
@@ -31,8 +31,13 @@ def url(name: str, *args: object) -> str:
 
 
 def create(api: APIClient, **fields: object):
-    body = {"hub": "manifests", "kind": "Placement", "namespace": "web", "name": "shop",
-            "spec": {"clusterSets": ["prod-us", "prod-eu"], "numberOfClusters": 2}} | fields
+    body = {
+        "hub": "manifests",
+        "kind": "Placement",
+        "namespace": "web",
+        "name": "shop",
+        "spec": {"clusterSets": ["prod-us", "prod-eu"], "numberOfClusters": 2},
+    } | fields
     return api.post(url("placement-list"), body, format="json")
 
 
@@ -63,8 +68,11 @@ def test_create_refuses_an_invalid_spec_naming_the_field(api: APIClient, demo_fl
 
 def test_update_applies_the_spec_with_the_actor_in_history(api: APIClient, demo_fleet: None) -> None:
     placement_id = create(api).json()["id"]
-    spec = {"clusterSets": ["prod-us", "prod-eu"], "numberOfClusters": 1,
-            "prioritizerPolicy": {"mode": "Additive", "configurations": [MEMORY]}}
+    spec = {
+        "clusterSets": ["prod-us", "prod-eu"],
+        "numberOfClusters": 1,
+        "prioritizerPolicy": {"mode": "Additive", "configurations": [MEMORY]},
+    }
     response = api.patch(url("placement-detail", placement_id), {"spec": spec}, format="json")
     assert response.status_code == 200, response.json()
     assert response.json()["spec"] == spec and response.json()["selected_count"] == 1
@@ -194,8 +202,11 @@ def test_whatif_answers_the_preview_and_400_naming_the_field(api: APIClient, man
     assert outsider.post(url("placement-whatif", frontend.pk), {}, format="json").status_code == 404
 
 
-def test_argocd_configmap_download(api: APIClient) -> None:
+def test_argocd_configmap_download(api: APIClient, ops: User) -> None:
     hub = HubFactory(name="east", publish_namespace="placements")
+    # only for those who hold a role on the hub: it names the hub's publish namespace
+    assert api.get(url("hub-argocd-configmap", hub.pk)).status_code == 404
+    NamespaceRoleFactory(hub=hub, namespace="web", user=ops)
     response = api.get(url("hub-argocd-configmap", hub.pk))
     assert response.status_code == 200 and response["Content-Type"] == "application/yaml"
     assert 'filename="argocd-placementdecisions-east.yaml"' in response["Content-Disposition"]
