@@ -55,6 +55,17 @@ def _matches(taint: Taint, toleration: Toleration) -> bool:
     return toleration.operator == EXISTS
 
 
+def _expiry(time_added: datetime, seconds: int) -> datetime:
+    """`time_added + seconds`, held at the ends of Python's calendar where Go's wider time type goes on:
+    a negative toleration on a taint the hub never stamped (Go's zero time) has long expired, a huge one
+    on a far-future stamp does not expire in any representable time."""
+    try:
+        return time_added + timedelta(seconds=seconds)
+    except OverflowError:
+        end = datetime.min if seconds < 0 else datetime.max
+        return end.replace(tzinfo=time_added.tzinfo)
+
+
 def taint_verdict(
     taint: Taint, tolerations: Sequence[Toleration], in_decisions: bool, now: datetime
 ) -> TaintVerdict:
@@ -70,7 +81,7 @@ def taint_verdict(
             continue
         if toleration.toleration_seconds is None:
             return TaintVerdict(True)
-        expiry = taint.time_added + timedelta(seconds=toleration.toleration_seconds)
+        expiry = _expiry(taint.time_added, toleration.toleration_seconds)
         # upstream: tolerated only while now is strictly before the expiry
         if now < expiry:
             return TaintVerdict(True, expires=expiry)
