@@ -19,7 +19,8 @@ class BoundedJSONParser(JSONParser):
     """JSON bodies of at most DATA_UPLOAD_MAX_MEMORY_SIZE bytes and `MAX_DEPTH` levels; else 413 / 400.
 
     DRF reads a JSON body from the raw stream, past Django's own size check, so the size is checked
-    here; a body too deep for Python's stack would otherwise end in a RecursionError (500).
+    here; a body too deep for Python's stack would otherwise end in a RecursionError (500). A NUL
+    character is left to the serializers, whose error names the field that holds it.
     """
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
@@ -30,6 +31,6 @@ class BoundedJSONParser(JSONParser):
         if len(body) > limit:
             raise RequestTooLarge(f"the request body is larger than {limit} bytes")
         try:
-            return load_json(body)
+            return load_json(body, refuse_nul=False)
         except InputError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None

@@ -167,8 +167,9 @@ def _yaml_failure(exc: yaml.YAMLError, first_line: int) -> str:
     return f"invalid YAML: {exc}"
 
 
-def load_json(text: str | bytes) -> Any:
-    """One JSON value, without NaN or Infinity (not JSON, and Kubernetes refuses them)."""
+def load_json(text: str | bytes, *, refuse_nul: bool = True) -> Any:
+    """One JSON value, without NaN or Infinity (not JSON, and Kubernetes refuses them). With
+    `refuse_nul` off, NUL characters are left to a reader that can name the field holding them."""
     check_size(text, "JSON")
     try:
         value = json.loads(text, parse_constant=_refuse_constant)
@@ -179,7 +180,7 @@ def load_json(text: str | bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"invalid JSON: not UTF-8: {exc}") from None
     check_depth(value, "JSON")
-    if holds_nul(value):
+    if refuse_nul and holds_nul(value):
         raise InputError(f"invalid JSON: {NUL_REFUSED}")
     return value
 
