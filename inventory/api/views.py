@@ -138,7 +138,7 @@ class HubViewSet(InventoryViewSet):
         """Sync now (staff only): the run is queued, or done already when tasks run in-process."""
         hub = self.get_object()
         request_sync(hub, actor=f"{request.user.get_username()} (API)")
-        run = SyncRun.objects.filter(hub=hub).first()
+        run = roles.restrict(SyncRun.objects.filter(hub=hub), request.user).first()
         body = {
             "hub": hub.name,
             "status": "accepted",
