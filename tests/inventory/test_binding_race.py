@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
 
 from inventory import sync
 from inventory.demohub import DemoHub
@@ -46,6 +47,14 @@ def wait_for(condition: Callable[[], bool], seconds: float = 20) -> None:
         time.sleep(0.05)
 
 
+def blocked_inserts(cursor: CursorWrapper) -> int:
+    """Connections waiting to insert a binding row. Inside a transaction PostgreSQL answers activity from
+    one snapshot, so it is cleared before each look."""
+    cursor.execute("SELECT pg_stat_clear_snapshot()")
+    cursor.execute(INSERT_WAITING)
+    return int(cursor.fetchone()[0])
+
+
 def binding(namespace: str) -> dict:
     return {
         "apiVersion": "cluster.open-cluster-management.io/v1beta2",
@@ -64,7 +73,7 @@ def test_the_editor_and_the_watcher_write_the_same_binding(demo_hub: DemoHub, wa
         sync.apply_event(hub, BINDING, "ADDED", created)
         # the watcher saw the same object and is inserting its row: it waits for this transaction
         with connection.cursor() as cursor:
-            wait_for(lambda: cursor.execute(INSERT_WAITING) or cursor.fetchone()[0] > 0)
+            wait_for(lambda: blocked_inserts(cursor) > 0)
     # the watch goes on after it
     demo_hub.store.create(binding("team-after"))
     wait_for(lambda: rows.filter(namespace="team-after").exists())
