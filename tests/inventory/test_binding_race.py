@@ -2,9 +2,7 @@
 the watcher's insert meets the editor's row once it commits, and writes again as an update; one row, no
 error, no lost or restarted watch."""
 
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection, transaction
@@ -15,7 +13,7 @@ from inventory.demohub import DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub, ManagedClusterSetBinding
 from inventory.watch import HubWatcher
-from tests.factories import synced_demo_hub_row
+from tests.inventory.watch_support import wait_for, watched
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 BINDING = KINDS_BY_NAME["ManagedClusterSetBinding"]
@@ -30,21 +28,8 @@ INSERT_WAITING = (
 def watching(demo_hub: DemoHub, database_url: str) -> Iterator[tuple[Hub, HubWatcher]]:
     if connection.vendor != "postgresql":
         pytest.skip("DATABASE_URL is not a PostgreSQL database")
-    hub = synced_demo_hub_row(demo_hub)
-    stop = threading.Event()
-    watcher = HubWatcher(hub, stop, timeout_seconds=5).start()
-    try:
-        yield hub, watcher
-    finally:
-        stop.set()
-        watcher.join(30)
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "did not happen in time"
-        time.sleep(0.05)
+    with watched(demo_hub) as pair:
+        yield pair
 
 
 def blocked_inserts(cursor: CursorWrapper) -> int:

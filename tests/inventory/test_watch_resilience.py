@@ -2,9 +2,7 @@
 refusal) is passed over, counted and logged with its object; the events beside it and after it are
 written, and no watch thread dies or restarts."""
 
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection
@@ -12,7 +10,7 @@ from django.db import connection
 from inventory.demohub import DemoHub
 from inventory.models import Hub, ManagedCluster
 from inventory.watch import HubWatcher
-from tests.factories import synced_demo_hub_row
+from tests.inventory.watch_support import wait_for, watched
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 POISONED = "poisoned"
@@ -45,21 +43,8 @@ def refusing_database(database_url: str) -> Iterator[None]:
 
 @pytest.fixture
 def watching(demo_hub: DemoHub, refusing_database: None) -> Iterator[tuple[Hub, HubWatcher]]:
-    hub = synced_demo_hub_row(demo_hub)
-    stop = threading.Event()
-    watcher = HubWatcher(hub, stop, timeout_seconds=5).start()
-    try:
-        yield hub, watcher
-    finally:
-        stop.set()
-        watcher.join(30)
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "not written in time"
-        time.sleep(0.1)
+    with watched(demo_hub) as pair:
+        yield pair
 
 
 def tier(hub: Hub, name: str) -> str | None:
