@@ -20,7 +20,15 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def staff_client(client: Client) -> Client:
-    client.force_login(UserFactory(username="ops", is_staff=True))
+    """An operator: staff (Sync now) and superuser (every hub, its runs and errors)."""
+    client.force_login(UserFactory(username="ops", is_staff=True, is_superuser=True))
+    return client
+
+
+@pytest.fixture
+def superuser_client(client: Client) -> Client:
+    """Sees every hub with its runs and errors, and is not staff: no Sync now."""
+    client.force_login(UserFactory(username="root", is_superuser=True))
     return client
 
 
@@ -29,7 +37,7 @@ def test_hubs_page_requires_login(client) -> None:
 
 
 def test_hubs_page_shows_state_counts_and_never_credentials(
-    logged_in_client, django_assert_max_num_queries
+    superuser_client, django_assert_max_num_queries
 ) -> None:
     hubs = [HubFactory(name=f"hub-{index}") for index in range(5)]
     hub = hubs[0]
@@ -42,7 +50,7 @@ def test_hubs_page_shows_state_counts_and_never_credentials(
     ManagedClusterSetFactory(hub=hub)
     SyncRunFactory(hub=hub, state=SyncRun.State.FAILED, error="401 Unauthorized", pages=2, added=4)
     with django_assert_max_num_queries(5):
-        response = logged_in_client.get(reverse("inventory:hub-list"))
+        response = superuser_client.get(reverse("inventory:hub-list"))
     html = response.content.decode()
     assert "s3cr3t" not in html and hub.encrypted_credentials not in html
     assert "failing" in html and "401 Unauthorized" in html
@@ -52,9 +60,9 @@ def test_hubs_page_shows_state_counts_and_never_credentials(
     assert "hx-trigger" not in html  # nothing running: no polling
 
 
-def test_running_sync_row_polls_itself(logged_in_client) -> None:
+def test_running_sync_row_polls_itself(superuser_client) -> None:
     run = SyncRunFactory(state=SyncRun.State.RUNNING, pages=3)
-    html = logged_in_client.get(reverse("inventory:hub-row", args=[run.hub.pk]), **HTMX).content.decode()
+    html = superuser_client.get(reverse("inventory:hub-row", args=[run.hub.pk]), **HTMX).content.decode()
     assert html.startswith("<tr") or html.lstrip().startswith("<tr")
     assert f'hx-get="/hubs/{run.hub.pk}/row/"' in html and 'hx-trigger="every 1s"' in html
     assert "running" in html and "3 pages" in html

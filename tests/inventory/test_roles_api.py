@@ -88,5 +88,5 @@ def test_a_user_without_roles_gets_empty_lists(fleet) -> None:
     client.force_authenticate(UserFactory(username="stranger"))
     assert client.get("/api/clusters/").json()["count"] == 0
     assert client.get(f"/api/cluster-sets/{fleet['prod'].pk}/").status_code == 404
-    # hubs are not covered by roles: their names and sync state are for every signed-in user
-    assert client.get("/api/hubs/").json()["count"] == 1
+    # a hub is shown to who holds a role on one of its sets or namespaces
+    assert client.get("/api/hubs/").json()["count"] == 0
