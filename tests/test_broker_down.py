@@ -49,14 +49,14 @@ def hub() -> Hub:
 
 @pytest.fixture
 def staff(client: Client) -> Client:
-    client.force_login(UserFactory(username="operator", is_staff=True))
+    client.force_login(UserFactory(username="operator", is_staff=True, is_superuser=True))
     return client
 
 
 @pytest.fixture
 def staff_api() -> APIClient:
     api = APIClient()
-    api.force_authenticate(UserFactory(username="operator-api", is_staff=True))
+    api.force_authenticate(UserFactory(username="operator-api", is_staff=True, is_superuser=True))
     return api
 
 
