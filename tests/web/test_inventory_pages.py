@@ -91,7 +91,9 @@ def test_filter_sort_page_and_open_details(browser, live_server, password: str) 
 
 def test_staff_sync_now_records_a_run(browser, live_server, password, demo_hub, tasks_in_process) -> None:
     hub = DemoHubRowFactory(name="demo", server_url=demo_hub.url)
-    page = log_in(browser, live_server, UserFactory(username="ops", is_staff=True), password)
+    page = log_in(
+        browser, live_server, UserFactory(username="ops", is_staff=True, is_superuser=True), password
+    )
     page.goto(f"{live_server.url}/hubs/")
     row = page.locator(f"#hub-{hub.pk}")
     assert "never" in row.inner_text()
