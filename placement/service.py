@@ -18,7 +18,7 @@ import json
 import logging
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -453,69 +453,146 @@ def reschedule(
 ) -> DecisionChange | None:
     """Evaluate the placement on its hub and store the result; answers the history row when the
     selected set changed (written into `edit`, the entry of the spec edit that led to it, if given).
-    Timed runs and publishing follow through `placement.tasks`."""
+    Timed runs and publishing follow through `placement.tasks`.
+
+    The scheduler runs outside any transaction, on the stored state read without a lock; the write
+    transaction then stores the result only if that state is still what the scheduler saw (compare and
+    set) and otherwise schedules again. On SQLite a transaction holds the one writer lock of the whole
+    database, so a scheduler run inside it (seconds under load) made every other writer wait on it.
+    """
     from placement import tasks  # tasks call this module
 
     now = _now(now)
     snapshot = hub_snapshot(placement.hub, now)
-    try:
-        parsed = parse(placement)
-    except ManifestError as exc:
-        # a stored spec the scheduler cannot read (e.g. mirrored from a hub with a newer CRD)
-        placement.explanation = {"error": f"{exc.field}: {exc.message}"}
-        placement.last_scheduled_at = now
-        placement.save(update_fields=["explanation", "last_scheduled_at", "updated"])
-        return None
-    with transaction.atomic():
-        # rollout rounds and run steps write other status keys of the same row under this lock: start
-        # from the stored status, not the copy read before the transaction, so none of theirs is lost
-        placement.status = (
-            Placement.objects.select_for_update().values_list("status", flat=True).get(pk=placement.pk)
-        )
-        if placement.read_only:
-            outcome = _observe(placement, parsed, snapshot, now)
-        elif placement.is_ocm:
-            outcome = _store_ocm(placement, parsed, snapshot, now)
-        else:
-            outcome = _store_fleet(placement, parsed, snapshot, now)
-        change = None
-        if set(outcome.before) != set(outcome.after):
-            change = history.record_change(
-                placement, trigger, outcome.before, outcome.after, now, actor, into=edit
-            )
+    for attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
+        locked = attempt == _OPTIMISTIC_ATTEMPTS
+        seen = None if locked else _Stored.read(placement, lock=False)
+        write = None if seen is None else _plan(placement, seen, snapshot, now)
+        with transaction.atomic():
+            current = _Stored.read(placement, lock=True)
+            if write is None or current != seen:
+                if not locked:
+                    continue
+                # others keep changing it: the last attempt schedules under the lock, as it must finish
+                write = _plan(placement, current, snapshot, now)
+            # rollout rounds and run steps write other status keys of the same row under this lock:
+            # store on top of the status read under it, so none of theirs is lost
+            placement.status = current.status
+            outcome = write()
+            change = None
+            if set(outcome.before) != set(outcome.after):
+                change = history.record_change(
+                    placement, trigger, outcome.before, outcome.after, now, actor, into=edit
+                )
+        break
     tasks.follow_up(placement, outcome, now)
     return change
 
 
-def _save_run(placement: Placement, result: ScheduleResult, now: datetime) -> None:
-    placement.explanation = explanation(result)
+# Schedulings on a state that changed before they could be stored, before one runs under the lock.
+_OPTIMISTIC_ATTEMPTS = 2
+# The status keys a scheduler run reads: the conditions it carries forward and Fleet's policy snapshot.
+_SCHEDULING_STATUS_KEYS = ("conditions", "policySnapshot")
+
+
+@dataclass
+class _Stored:
+    """What a scheduler run of one placement reads from its row and its dashboard-owned decision rows;
+    two reads compare equal when a run on the first would decide as one on the second."""
+
+    spec: dict[str, Any]
+    scheduling_status: tuple[Any, ...]
+    fingerprint: tuple[Any, ...]
+    status: dict[str, Any] = field(compare=False)
+    rows: list[Any] = field(compare=False)
+
+    @classmethod
+    def read(cls, placement: Placement, *, lock: bool) -> _Stored:
+        rows_of = placement.decisions if placement.is_ocm else placement.bindings
+        query = Placement.objects.select_for_update() if lock else Placement.objects
+        spec, status = query.values_list("spec", "status").get(pk=placement.pk)
+        status = status or {}
+        rows = list(rows_of.filter(owner=Owner.DASHBOARD).order_by("pk"))
+        if placement.is_ocm:
+            fingerprint = tuple((r.pk, r.name, r.labels, r.decisions) for r in rows)
+        else:
+            fingerprint = tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in rows)
+        return cls(
+            spec or {},
+            tuple(status.get(key) for key in _SCHEDULING_STATUS_KEYS),
+            fingerprint,
+            status,
+            rows,
+        )
+
+
+# The writes that store one scheduler run's result, run in the write transaction.
+Writer = Callable[[], Outcome]
+
+
+def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: datetime) -> Writer:
+    """Run the scheduler on `stored`; answers the writes that store its result (run under the lock)."""
+    placement.spec, placement.status = stored.spec, stored.status
+    try:
+        parsed = parse(placement)
+    except ManifestError as exc:
+        # a stored spec the scheduler cannot read (e.g. mirrored from a hub with a newer CRD)
+        return _error_writer(placement, f"{exc.field}: {exc.message}", now, stored)
+    if placement.read_only:
+        return _plan_observed(placement, parsed, snapshot, now)
+    if placement.is_ocm:
+        return _plan_ocm(placement, parsed, stored, snapshot, now)
+    return _plan_fleet(placement, parsed, stored, snapshot, now)
+
+
+def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stored) -> Writer:
+    selected = _selected(placement, stored)
+
+    def write() -> Outcome:
+        placement.explanation = {"error": error}
+        placement.last_scheduled_at = now
+        placement.save(update_fields=["explanation", "last_scheduled_at", "updated"])
+        return Outcome(selected, selected, changed_decisions=False)
+
+    return write
+
+
+def _selected(placement: Placement, stored: _Stored) -> list[str]:
+    if placement.is_ocm:
+        return sorted({name for row in stored.rows for name in _cluster_names(row.decisions)})
+    return _bound_clusters(_converted(stored.rows, _binding))
+
+
+def _save_run(placement: Placement, explained: dict[str, Any], now: datetime) -> None:
+    placement.explanation = explained
     placement.last_scheduled_at = now
     placement.save(update_fields=["explanation", "last_scheduled_at", "status", "updated"])
 
 
-def _observe(placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime) -> Outcome:
+def _plan_observed(placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime) -> Writer:
     """Hub-owned: explain, never decide. The selection is what the hub's own objects say."""
-    result = _schedule_or_none(placement, parsed, snapshot, now)
-    if result is not None:
-        _save_run(placement, result, now)
+    result, error = _schedule_or_error(placement, parsed, snapshot, now)
+    explained = explanation(result) if result is not None else {"error": error}
     if placement.is_ocm:
         selected = sorted(snapshot.ocm.decided_cluster_names(placement.namespace, placement.name))
     else:
         selected = _bound_clusters(snapshot.bindings.get(placement.name, ()))
-    last = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first()
-    return Outcome(list(last or []), selected, changed_decisions=False)
+
+    def write() -> Outcome:
+        _save_run(placement, explained, now)
+        last = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first()
+        return Outcome(list(last or []), selected, changed_decisions=False)
+
+    return write
 
 
-def _schedule_or_none(
+def _schedule_or_error(
     placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime
-) -> ScheduleResult | None:
+) -> tuple[ScheduleResult | None, str]:
     try:
-        return _schedule(placement, parsed, snapshot, now)
+        return _schedule(placement, parsed, snapshot, now), ""
     except ManifestError as exc:
-        placement.explanation = {"error": exc.message}
-        placement.last_scheduled_at = now
-        placement.save(update_fields=["explanation", "last_scheduled_at", "updated"])
-        return None
+        return None, exc.message
 
 
 def _bound_clusters(bindings: Iterable[fleet.ClusterResourceBinding]) -> list[str]:
@@ -524,33 +601,40 @@ def _bound_clusters(bindings: Iterable[fleet.ClusterResourceBinding]) -> list[st
     )
 
 
-def _store_ocm(placement: Placement, parsed: ocm.Placement, snapshot: HubSnapshot, now: datetime) -> Outcome:
-    rows = {row.name: row for row in placement.decisions.filter(owner=Owner.DASHBOARD)}
+def _plan_ocm(
+    placement: Placement, parsed: ocm.Placement, stored: _Stored, snapshot: HubSnapshot, now: datetime
+) -> Writer:
+    rows = {row.name: row for row in stored.rows}
     # another worker may have rescheduled it since this process built its snapshot
     snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
-    before = sorted({name for row in rows.values() for name in _cluster_names(row.decisions)})
+    before = _selected(placement, stored)
     result = schedule_placement(parsed, snapshot.ocm, now, existing_conditions=_conditions(placement))
-    if result.skipped or result.error is not None:
-        _save_run(placement, result, now)
-        return Outcome(before, before, changed_decisions=False)
-    changed = _apply_bind_plan(placement, rows, result)
-    snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
-    placement.status = {
-        **(placement.status or {}),
-        "numberOfSelectedClusters": result.number_of_selected_clusters,
-        "decisionGroups": result.decision_groups,
-        "conditions": result.conditions,
-    }
-    _save_run(placement, result, now)
-    history.record_events(placement, result.events, now)
-    after = sorted({name for row in rows.values() for name in _cluster_names(row.decisions)})
-    outcome = Outcome(before, after, changed)
-    if result.requeue_after is not None:
-        outcome.due, outcome.due_trigger = now + result.requeue_after, "taint toleration expired"
+    explained = explanation(result)
     expiry = snapshot.next_score_expiry(_add_on_resources(parsed), now)
-    if expiry is not None and (outcome.due is None or expiry < outcome.due):
-        outcome.due, outcome.due_trigger = expiry, "add-on score expired"
-    return outcome
+
+    def write() -> Outcome:
+        if result.skipped or result.error is not None:
+            _save_run(placement, explained, now)
+            return Outcome(before, before, changed_decisions=False)
+        changed = _apply_bind_plan(placement, rows, result)
+        snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
+        placement.status = {
+            **placement.status,
+            "numberOfSelectedClusters": result.number_of_selected_clusters,
+            "decisionGroups": result.decision_groups,
+            "conditions": result.conditions,
+        }
+        _save_run(placement, explained, now)
+        history.record_events(placement, result.events, now)
+        after = sorted({name for row in rows.values() for name in _cluster_names(row.decisions)})
+        outcome = Outcome(before, after, changed)
+        if result.requeue_after is not None:
+            outcome.due, outcome.due_trigger = now + result.requeue_after, "taint toleration expired"
+        if expiry is not None and (outcome.due is None or expiry < outcome.due):
+            outcome.due, outcome.due_trigger = expiry, "add-on score expired"
+        return outcome
+
+    return write
 
 
 def _own(rows: Iterable[PlacementDecision]) -> list[ocm.PlacementDecision]:
@@ -605,41 +689,56 @@ def _apply_bind_plan(
     return bool(result.plan.actions)
 
 
-def _store_fleet(
-    placement: Placement, parsed: fleet.ClusterResourcePlacement, snapshot: HubSnapshot, now: datetime
-) -> Outcome:
-    rows = {row.name: row for row in placement.bindings.filter(owner=Owner.DASHBOARD)}
+def _plan_fleet(
+    placement: Placement,
+    parsed: fleet.ClusterResourcePlacement,
+    stored: _Stored,
+    snapshot: HubSnapshot,
+    now: datetime,
+) -> Writer:
+    rows = {row.name: row for row in stored.rows}
     own = _converted(rows.values(), _binding)
     snapshot.bindings[placement.name] = own
     before = _bound_clusters(own)
-    result = _schedule_or_none(placement, parsed, snapshot, now)
+    result, error = _schedule_or_error(placement, parsed, snapshot, now)
     if result is None:
-        return Outcome(before, before, changed_decisions=False)
+        return _error_writer(placement, error, now, stored)
+    fleet_result = result
+    explained = explanation(result)
     index, digest = policy_snapshot(placement, own)
-    created, updated = [], []
-    for change in result.binding_changes:
-        body = change.binding.to_manifest()
-        row = rows.get(change.binding.name)
-        if row is None:
-            row = ClusterResourceBinding(
-                placement=placement, hub=placement.hub, owner=Owner.DASHBOARD, name=change.binding.name
-            )
-            created.append(row)
-        else:
-            updated.append(row)
-        row.labels, row.spec = body["metadata"]["labels"], body["spec"]
-        rows[row.name] = row
-    ClusterResourceBinding.objects.bulk_create(created)
-    ClusterResourceBinding.objects.bulk_update(updated, ["labels", "spec"])
-    snapshot.bindings[placement.name] = _converted(rows.values(), _binding)
-    scheduled = {**result.condition.to_dict(), "type": CRP_SCHEDULED, "observedGeneration": parsed.generation}
-    placement.status = {
-        **(placement.status or {}),
-        "conditions": set_condition(_conditions(placement), scheduled, now),
-        "policySnapshot": {"index": index, "hash": digest},
-    }
-    _save_run(placement, result, now)
-    return Outcome(before, _bound_clusters(snapshot.bindings[placement.name]), bool(result.binding_changes))
+
+    def write() -> Outcome:
+        created, updated = [], []
+        for change in fleet_result.binding_changes:
+            body = change.binding.to_manifest()
+            row = rows.get(change.binding.name)
+            if row is None:
+                row = ClusterResourceBinding(
+                    placement=placement, hub=placement.hub, owner=Owner.DASHBOARD, name=change.binding.name
+                )
+                created.append(row)
+            else:
+                updated.append(row)
+            row.labels, row.spec = body["metadata"]["labels"], body["spec"]
+            rows[row.name] = row
+        ClusterResourceBinding.objects.bulk_create(created)
+        ClusterResourceBinding.objects.bulk_update(updated, ["labels", "spec"])
+        snapshot.bindings[placement.name] = _converted(rows.values(), _binding)
+        scheduled = {
+            **fleet_result.condition.to_dict(),
+            "type": CRP_SCHEDULED,
+            "observedGeneration": parsed.generation,
+        }
+        placement.status = {
+            **placement.status,
+            "conditions": set_condition(_conditions(placement), scheduled, now),
+            "policySnapshot": {"index": index, "hash": digest},
+        }
+        _save_run(placement, explained, now)
+        after = _bound_clusters(snapshot.bindings[placement.name])
+        return Outcome(before, after, bool(fleet_result.binding_changes))
+
+    return write
 
 
 # --- spec changes ----------------------------------------------------------------------------------
@@ -672,8 +771,12 @@ def apply_spec(
     """Validate, save and reschedule a dashboard-owned placement's new spec; recorded in its history and,
     as `audit_as` (None: the caller audits its own narrower change), in the audit log."""
     access.authorise(
-        actor, lambda user: access.can_change(user, placement), access.CHANGE_DENIED,
-        action=audit_as or SPEC_ACTION, target=placement, request=request,
+        actor,
+        lambda user: access.can_change(user, placement),
+        access.CHANGE_DENIED,
+        action=audit_as or SPEC_ACTION,
+        target=placement,
+        request=request,
     )
     if placement.read_only:
         raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
@@ -718,8 +821,12 @@ def create_placement(
     if kind == Placement.Kind.PLACEMENT and not namespace:
         raise ValidationError({"metadata.namespace": "Required value"})
     access.authorise(
-        actor, lambda user: access.can_add(user, hub, kind, placement.namespace), access.ADD_DENIED,
-        action=CREATE_ACTION, target=placement, request=request,
+        actor,
+        lambda user: access.can_add(user, hub, kind, placement.namespace),
+        access.ADD_DENIED,
+        action=CREATE_ACTION,
+        target=placement,
+        request=request,
     )
     try:
         parse(placement)
@@ -738,8 +845,12 @@ def create_placement(
 def delete_placement(placement: Placement, *, actor: Actor, request: HttpRequest | None = None) -> None:
     """Delete a dashboard-owned placement with its own decisions and bindings (audited)."""
     access.authorise(
-        actor, lambda user: access.can_change(user, placement), access.CHANGE_DENIED,
-        action=DELETE_ACTION, target=placement, request=request,
+        actor,
+        lambda user: access.can_change(user, placement),
+        access.CHANGE_DENIED,
+        action=DELETE_ACTION,
+        target=placement,
+        request=request,
     )
     if placement.read_only:
         raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
