@@ -1241,7 +1241,7 @@ def main() -> int:
             hub_url = f"http://{LOOPBACK}:{hub_port}"
             wait_for(f"{hub_url}/readyz", 60, processes)
         else:
-            from inventory.demohub import DemoHub
+            from demohub import DemoHub
 
             demo = DemoHub(
                 clusters=args.clusters,

@@ -37,7 +37,7 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from inventory.demohub import DemoHub
+    from demohub import DemoHub
     from inventory.models import ClusterSetMembership, Hub, ManagedCluster, SyncRun
     from inventory.sync import sync_hub
 

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "fleetui",
     "inventory",
     "placement",
+    "demohub",
 ]
 
 MIDDLEWARE = [

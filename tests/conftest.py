@@ -1,4 +1,5 @@
-"""Shared fixtures: users, the demo fleet, and the real services (PostgreSQL, Redis) CI provides."""
+"""Shared fixtures: users, the demo fleet, the demo hub over HTTP with the real client to it, and the real
+services (PostgreSQL, Redis) CI provides."""
 
 import os
 import shutil
@@ -10,8 +11,9 @@ from celery.signals import task_prerun
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
+from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from tests.factories import PASSWORD, UserFactory
 from tests.servers import RedisServer
 
@@ -79,6 +81,20 @@ def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
 def demo_hub() -> Iterator[DemoHub]:
     with DemoHub(clusters=24, fleet=True, seed=7, bookmark_seconds=0.2) as hub:
         yield hub
+
+
+@pytest.fixture
+def api_client(demo_hub: DemoHub) -> Iterator[ApiClient]:
+    configuration = Configuration(host=demo_hub.url)
+    configuration.api_key = {"authorization": "any-token-will-do"}
+    configuration.api_key_prefix = {"authorization": "Bearer"}
+    with ApiClient(configuration) as client:
+        yield client
+
+
+@pytest.fixture
+def custom_objects(api_client: ApiClient) -> CustomObjectsApi:
+    return CustomObjectsApi(api_client)
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils import timezone
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import (
     AddOnPlacementScore,
     AuditEntry,

@@ -1,15 +1,14 @@
-"""The demo hub as a real peer (served over HTTP on an ephemeral port, reached with the real client), the
-cluster set with its one admin that the roles tests start from, and what the editors' tests start from:
-the admins who may edit, and the users who see what they would edit but may not."""
+"""The demo hub synced into a hub row, the cluster set with its one admin that the roles tests start
+from, and what the editors' tests start from: the admins who may edit, and the users who see what they
+would edit but may not."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.test import Client
-from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import ClusterSetRole, Hub, ManagedClusterSet, NamespaceRole
 from tests.factories import (
     ClusterSetRoleFactory,
@@ -19,20 +18,6 @@ from tests.factories import (
     UserFactory,
     synced_demo_hub_row,
 )
-
-
-@pytest.fixture
-def api_client(demo_hub: DemoHub) -> Iterator[ApiClient]:
-    configuration = Configuration(host=demo_hub.url)
-    configuration.api_key = {"authorization": "any-token-will-do"}
-    configuration.api_key_prefix = {"authorization": "Bearer"}
-    with ApiClient(configuration) as client:
-        yield client
-
-
-@pytest.fixture
-def custom_objects(api_client: ApiClient) -> CustomObjectsApi:
-    return CustomObjectsApi(api_client)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import DatabaseError, connection, transaction  # noqa: E402
 
-from inventory.demohub import DemoHub  # noqa: E402
+from demohub import DemoHub  # noqa: E402
 from inventory.hubclient import KINDS_BY_NAME  # noqa: E402
 from inventory.models import Hub  # noqa: E402
 from inventory.sync import apply_events  # noqa: E402

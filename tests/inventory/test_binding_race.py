@@ -8,8 +8,8 @@ import pytest
 from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 
+from demohub import DemoHub
 from inventory import sync
-from inventory.demohub import DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub, ManagedClusterSetBinding
 from inventory.watch import HubWatcher

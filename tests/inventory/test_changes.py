@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from demohub import DemoHub
 from inventory import changes
-from inventory.demohub import DemoHub
 from inventory.models import Hub, SyncRun
 from inventory.sync import sync_hub
 from tests.factories import synced_demo_hub_row

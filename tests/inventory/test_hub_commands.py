@@ -9,7 +9,7 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub, ManagedCluster, SyncRun
 
 pytestmark = pytest.mark.django_db

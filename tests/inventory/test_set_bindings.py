@@ -8,8 +8,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from kubernetes.client import CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
 
+from demohub import DemoHub
 from inventory import editing
-from inventory.demohub import DemoHub
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, ManagedClusterSetBinding
 

@@ -8,8 +8,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
+from demohub import DemoHub
 from inventory import roles
-from inventory.demohub import DemoHub
 from inventory.models import AuditEntry, ManagedClusterSet, ManagedClusterSetBinding
 from inventory.views import BIND_DENIED
 

@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 from django.forms.models import model_to_dict
 
+from demohub import DemoHub
 from inventory import scheduler_inputs
-from inventory.demohub import DemoHub
 from inventory.models import (
     AddOnPlacementScore,
     ClusterSetMembership,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub, ManagedCluster, SyncRun
 from inventory.sync import SyncFailed, sync_hub

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub, ManagedCluster, SyncRun
 from inventory.sync import sync_hub
 from inventory.tasks import LOCK_TTL, run_locked_sync, sync_due_hubs

@@ -3,7 +3,7 @@
 import pytest
 from kubernetes.client import CustomObjectsApi
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub, SyncRun
 from inventory.sync import sync_hub
 from placement.models import ApprovalRequest, Owner, Placement, StagedUpdateRun, StagedUpdateStrategy

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub, ManagedCluster, SyncRun
 from inventory.tasks import sync_hub
 from tests.factories import DemoHubRowFactory

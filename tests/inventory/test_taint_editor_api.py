@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import AuditEntry, Hub, ManagedCluster, ManagedClusterSet
 from tests.factories import ClusterSetRoleFactory, UserFactory
 

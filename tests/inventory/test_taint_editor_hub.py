@@ -9,8 +9,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from kubernetes.client import CustomObjectsApi
 
+from demohub import DemoHub
 from inventory import editing
-from inventory.demohub import DemoHub
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, ClusterSetRole, Hub, ManagedCluster, ManagedClusterSet
 from tests.factories import ClusterSetRoleFactory, GroupFactory, UserFactory

@@ -8,7 +8,7 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import AuditEntry, ManagedCluster
 from tests.editors import rows_data
 from tests.factories import UserFactory

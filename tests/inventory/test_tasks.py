@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub, SyncRun
 from inventory.tasks import hub_lock, request_sync, run_locked_sync, sync_due_hubs, sync_hub
 from tests.factories import DemoHubRowFactory, HubFactory

@@ -5,8 +5,8 @@ import time
 import pytest
 from celery.contrib.testing.worker import start_worker
 
+from demohub import DemoHub
 from fleetui.celery import app
-from inventory.demohub import DemoHub
 from inventory.models import ManagedCluster, SyncRun
 from inventory.tasks import sync_hub
 from tests.factories import DemoHubRowFactory

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from demohub import DemoHub
 from inventory import changes
-from inventory.demohub import DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import ClusterSetMembership, Hub, ManagedCluster, SyncRun
 from inventory.watch import HubWatcher

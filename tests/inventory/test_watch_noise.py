@@ -12,8 +12,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from demohub import Clock, DemoHub
 from inventory import changes
-from inventory.demohub import Clock, DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub, ManagedCluster
 from inventory.watch import HubWatcher

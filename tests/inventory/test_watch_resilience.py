@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub, ManagedCluster
 from inventory.watch import HubWatcher
 from tests.inventory.watch_support import wait_for, watched

@@ -5,7 +5,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub
 from inventory.watch import HubWatcher
 from tests.factories import synced_demo_hub_row

@@ -22,8 +22,8 @@ from celery.contrib.testing.worker import start_worker  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from demohub import DemoHub  # noqa: E402
 from fleetui.celery import app  # noqa: E402
-from inventory.demohub import DemoHub  # noqa: E402
 from inventory.hubclient import KINDS_BY_NAME  # noqa: E402
 from inventory.sync import apply_events  # noqa: E402
 from placement import tasks  # noqa: E402

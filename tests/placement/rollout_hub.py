@@ -7,9 +7,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from inventory.demohub import DemoHub
-from inventory.demohub.fleetsim import APPLY_FAILS_LABEL
-from inventory.demohub.store import Clock
+from demohub import DemoHub
+from demohub.fleetsim import APPLY_FAILS_LABEL
+from demohub.store import Clock
 from inventory.models import Hub
 from placement import service
 from placement.hubbindings import MANAGED_BY, MANAGED_BY_LABEL

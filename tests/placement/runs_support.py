@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
-from inventory.demohub import DemoHub
-from inventory.demohub.store import Clock
+from demohub import DemoHub
+from demohub.store import Clock
 from inventory.models import ClusterSetRole, Hub, ManagedClusterSet
 from placement import rollouts, service
 from placement.models import ApprovalRequest, Owner, Placement, StagedUpdateRun, StagedUpdateStrategy

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.hubclient import HubClient
 from inventory.models import AuditEntry, Hub
 from placement import approvals, rollouts

@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 from kubernetes import client
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.hubclient import HubClient
 from inventory.models import AuditEntry, Hub
 from placement import approvals

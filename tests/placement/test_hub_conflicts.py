@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from demohub import DemoHub
+from demohub.store import CONCURRENT_WRITES_ANNOTATION
 from inventory import hubwrites
-from inventory.demohub import DemoHub
-from inventory.demohub.store import CONCURRENT_WRITES_ANNOTATION
 from inventory.models import Hub
 from placement import hubbindings, rollouts, service
 from placement.models import Placement

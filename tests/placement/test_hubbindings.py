@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from kubernetes import client
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub
 from inventory.sync import sync_hub
 from placement import hubbindings

@@ -3,8 +3,8 @@
 import pytest
 from django.contrib.auth.models import User
 
+from demohub import DemoHub
 from inventory import queries
-from inventory.demohub import DemoHub
 from inventory.models import Hub, ManagedCluster
 from inventory.sync import sync_hub
 from placement import service

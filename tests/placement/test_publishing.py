@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from kubernetes import client
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub
 from placement import publishing, service
 from placement.argocd import argocd_configmap

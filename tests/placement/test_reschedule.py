@@ -8,8 +8,8 @@ from unittest import mock
 import pytest
 from django.contrib.auth.models import User
 
+from demohub import DemoHub
 from inventory import changes
-from inventory.demohub import DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub
 from inventory.watch import HubWatcher

@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
+from demohub import DemoHub
 from inventory import changes
-from inventory.demohub import DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.watch import HubWatcher
 from placement import service

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from demohub import DemoHub
 from inventory import changes
-from inventory.demohub import DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.sync import apply_event
 from placement import service, tasks

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import User
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import Hub
 from placement import rolling
 from placement.models import PlacementEvent

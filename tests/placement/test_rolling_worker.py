@@ -11,8 +11,8 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.db import connection
 
+from demohub import DemoHub
 from fleetui.celery import app
-from inventory.demohub import DemoHub
 from placement import hubbindings, rolling
 from placement.models import Placement
 from tests.factories import placement_role, synced_demo_hub_row

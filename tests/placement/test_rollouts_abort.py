@@ -4,7 +4,7 @@ demo hub, whose MemberCluster label `demo.fleetui.io/apply-fails` makes apply fa
 
 import pytest
 
-from inventory.demohub.fleetsim import APPLY_FAILS_LABEL
+from demohub.fleetsim import APPLY_FAILS_LABEL
 from placement import service
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from placement import rollouts
 from placement.models import ApprovalRequest, Owner, PlacementEvent
 from placement.scheduler.rollout.approval import approved_condition

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from placement import rollouts, tasks
 from placement.models import StagedUpdateRun
 from tests.placement.runs_support import (  # noqa: F401 - fixtures

@@ -8,9 +8,9 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
+from demohub import DemoHub
 from fleetui import periodic
 from fleetui.celery import app
-from inventory.demohub import DemoHub
 from placement.models import ApprovalRequest, StagedUpdateRun
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     CANARY,

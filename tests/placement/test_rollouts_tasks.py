@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from placement import rollouts, tasks
 from placement.models import Owner, PlacementEvent, StagedUpdateRun
 from tests.factories import StagedUpdateRunFactory

@@ -10,8 +10,8 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.contrib.auth.models import User
 
+from demohub import DemoHub
 from fleetui.celery import app
-from inventory.demohub import DemoHub
 from placement import rollouts, service, tasks
 from placement.models import ApprovalRequest, Placement, StagedUpdateRun
 from tests.factories import placement_role, synced_demo_hub_row

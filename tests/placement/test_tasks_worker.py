@@ -6,8 +6,8 @@ import time
 import pytest
 from celery.contrib.testing.worker import start_worker
 
+from demohub import DemoHub
 from fleetui.celery import app
-from inventory.demohub import DemoHub
 from inventory.watch import watch_hubs
 from placement import service
 from placement.models import Placement

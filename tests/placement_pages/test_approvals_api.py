@@ -6,7 +6,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import AuditEntry, Hub
 from placement import approvals
 from placement.models import ApprovalRequest

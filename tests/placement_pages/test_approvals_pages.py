@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import AuditEntry, Hub
 from placement import approvals, rollouts
 from placement.models import ApprovalRequest, Owner, StagedUpdateRun

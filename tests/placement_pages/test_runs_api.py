@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import AuditEntry
 from placement import rollouts
 from placement.models import Owner, StagedUpdateRun

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import AuditEntry
 from placement import access, rollouts
 from placement.models import Owner, StagedUpdateRun, StagedUpdateStrategy

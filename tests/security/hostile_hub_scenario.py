@@ -1,5 +1,5 @@
 """Run by test_hostile_hub_objects.py in a process of its own, under an address-space limit: sync a hub that
-serves hostile objects (inventory.demohub.hostile), then watch it while it changes, and print a JSON report.
+serves hostile objects (demohub.hostile), then watch it while it changes, and print a JSON report.
 
 `python -m tests.security.hostile_hub_scenario HUB_URL LIMIT_BYTES`; the database is DATABASE_URL's
 (migrated here when it is a SQLite file). The hub changes through its own API, as another client would
@@ -34,7 +34,7 @@ from django.db import connection  # noqa: E402
 from django.forms.models import model_to_dict  # noqa: E402
 from kubernetes.client import ApiClient, Configuration, CustomObjectsApi  # noqa: E402
 
-from inventory.demohub.hostile import LABEL_VALUE, LONG_NAME, TAINT_KEY  # noqa: E402
+from demohub.hostile import LABEL_VALUE, LONG_NAME, TAINT_KEY  # noqa: E402
 from inventory.hubclient import OCM_GROUP  # noqa: E402
 from inventory.models import ManagedCluster, RejectedObject, SyncRun  # noqa: E402
 from inventory.sync import sync_hub  # noqa: E402

@@ -13,8 +13,8 @@ from django.test import RequestFactory
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from demohub import DemoHub
 from inventory import editing, sync
-from inventory.demohub import DemoHub
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import AuditEntry, Hub, ManagedClusterSet, ManagedClusterSetBinding, NamespaceRole
 from tests.factories import ClusterSetRoleFactory, NamespaceRoleFactory, UserFactory, synced_demo_hub_row

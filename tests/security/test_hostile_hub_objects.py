@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from inventory.demohub import DemoHub
-from inventory.demohub.hostile import LONG_NAME, MANY_LABELS, NUL_NAME
+from demohub import DemoHub
+from demohub.hostile import LONG_NAME, MANY_LABELS, NUL_NAME
 from tests.security import bounded
 from tests.servers import run_module
 

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from placement.models import Placement, StagedUpdateStrategy
 from placement.rollout_preview import STRATEGY_ANNOTATION
 from tests.factories import HubFactory, UserFactory, synced_demo_hub_row

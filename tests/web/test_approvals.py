@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from tests.factories import synced_demo_hub_row
 from tests.placement.runs_support import STAGING, role_holder
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
+from demohub import DemoHub
 from fleetui import periodic
 from fleetui.celery import app
-from inventory.demohub import DemoHub
 from placement import rolling, views
 from placement.models import Placement
 from tests.factories import placement_role, synced_demo_hub_row

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from demohub import DemoHub
 from fleetui import periodic
 from fleetui.celery import app
-from inventory.demohub import DemoHub
 from inventory.models import Hub, ManagedCluster
 from inventory.watch import watch_hubs
 from placement.models import ApprovalRequest, StagedUpdateRun

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from inventory.models import ClusterSetRole, ManagedCluster, ManagedClusterSet
 from placement import service
 from tests.factories import ClusterSetRoleFactory, synced_demo_hub_row

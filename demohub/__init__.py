@@ -1,6 +1,6 @@
 """The demo hub: a small Kubernetes API server for the OCM and Fleet kinds (see README.md here)."""
 
-from inventory.demohub.hub import DemoHub
-from inventory.demohub.store import ApiError, Clock, Store
+from demohub.hub import DemoHub
+from demohub.store import ApiError, Clock, Store
 
 __all__ = ["ApiError", "Clock", "DemoHub", "Store"]

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from inventory.demohub.patch import JSON_PATCH, MERGE_PATCH, PatchError, json_patch, merge_patch
-from inventory.demohub.resources import BY_KIND, RESOURCES, Resource
+from demohub.patch import JSON_PATCH, MERGE_PATCH, PatchError, json_patch, merge_patch
+from demohub.resources import BY_KIND, RESOURCES, Resource
 from placement.scheduler.labels import LabelSelector
 
 Key = tuple[str, str]  # (namespace, name); namespace is "" for cluster-scoped objects

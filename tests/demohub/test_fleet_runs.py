@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from kubernetes.client.rest import ApiException
 
-from inventory.demohub import DemoHub, fleetsim
-from inventory.demohub.fleetsim import APPLY_FAILS_LABEL, LATEST_RESOURCE_INDEX_ANNOTATION, policy_snapshot
+from demohub import DemoHub, fleetsim
+from demohub.fleetsim import APPLY_FAILS_LABEL, LATEST_RESOURCE_INDEX_ANNOTATION, policy_snapshot
 from placement.scheduler.rollout.approval import approved_condition
 from placement.scheduler.rollout.execution import (
     PolicySnapshot,
@@ -20,7 +20,7 @@ from placement.scheduler.rollout.execution import (
     UpdateRunStep,
     reconcile_update_run,
 )
-from tests.inventory.demo_hub_fleet import (
+from tests.demohub.fleet import (
     NOW,
     FleetClient,
     binding,

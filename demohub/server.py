@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from inventory.demohub import discovery
-from inventory.demohub.faults import Fault, FaultInjector
-from inventory.demohub.patch import MERGE_PATCH
-from inventory.demohub.resources import BY_PATH, Resource
-from inventory.demohub.store import ApiError, ListPage, Store, bad_request
+from demohub import discovery
+from demohub.faults import Fault, FaultInjector
+from demohub.patch import MERGE_PATCH
+from demohub.resources import BY_PATH, Resource
+from demohub.store import ApiError, ListPage, Store, bad_request
 from placement.scheduler.labels import SelectorError, parse_selector_query
 
 logger = logging.getLogger(__name__)

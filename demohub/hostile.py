@@ -7,7 +7,7 @@ none) or a tampered etcd can serve any of them.
 
 from typing import Any
 
-from inventory.demohub.store import Store
+from demohub.store import Store
 
 OCM_GROUP = "cluster.open-cluster-management.io"
 # A YAML "billion laughs": nine levels of ten aliases each expand to 10^9 strings when loaded naively.

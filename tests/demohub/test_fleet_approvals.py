@@ -5,9 +5,9 @@ from collections.abc import Iterator
 import pytest
 from kubernetes.watch import Watch
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 from placement.scheduler.rollout.approval import approved_condition
-from tests.inventory.demo_hub_fleet import NOW, TIMEOUT, FleetClient, condition, frozen_hub, stamp, summary
+from tests.demohub.fleet import NOW, TIMEOUT, FleetClient, condition, frozen_hub, stamp, summary
 
 APPROVAL = "ClusterApprovalRequest"
 RUN = "batch-jobs-rollout-1"

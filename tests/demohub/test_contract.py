@@ -15,8 +15,8 @@ from kubernetes.client.rest import ApiException
 from kubernetes.watch import Watch
 from urllib3.exceptions import ProtocolError
 
-from inventory.demohub import DemoHub
-from inventory.demohub.seed import SCORE_NAME
+from demohub import DemoHub
+from demohub.seed import SCORE_NAME
 
 OCM = "cluster.open-cluster-management.io"
 FLEET = "cluster.kubernetes-fleet.io"

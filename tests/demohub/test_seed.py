@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from inventory.demohub.resources import RESOURCES
-from inventory.demohub.seed import (
+from demohub.resources import RESOURCES
+from demohub.seed import (
     ADDON_LABEL_PREFIX,
     CLUSTERSET_LABEL,
     SCORE_NAME,
@@ -15,7 +15,7 @@ from inventory.demohub.seed import (
     UNREACHABLE_TAINT,
     seed_store,
 )
-from inventory.demohub.store import Store
+from demohub.store import Store
 from placement.scheduler.labels import label_value_error, parse_label_selector, qualified_name_error
 from placement.scheduler.quantity import parse_quantity
 

@@ -7,13 +7,13 @@ from datetime import datetime
 from types import TracebackType
 from typing import Self
 
-from inventory.demohub.churn import Churn
-from inventory.demohub.faults import FaultInjector
-from inventory.demohub.fleetsim import ApplySettings, FleetSimulator
-from inventory.demohub.hostile import seed_hostile
-from inventory.demohub.seed import seed_store
-from inventory.demohub.server import HubServer
-from inventory.demohub.store import Clock, Store
+from demohub.churn import Churn
+from demohub.faults import FaultInjector
+from demohub.fleetsim import ApplySettings, FleetSimulator
+from demohub.hostile import seed_hostile
+from demohub.seed import seed_store
+from demohub.server import HubServer
+from demohub.store import Clock, Store
 
 
 class DemoHub:

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from inventory.demohub.resources import STATUS_VERBS, VERBS, Resource, groups, resources_in
+from demohub.resources import STATUS_VERBS, VERBS, Resource, groups, resources_in
 
 SERVER_VERSION = {
     "major": "1",

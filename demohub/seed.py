@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from inventory.demohub.fleetsim import seed_rollout
-from inventory.demohub.resources import FLEET_CLUSTER_GROUP, FLEET_PLACEMENT_GROUP, OCM_GROUP, RESOURCES
-from inventory.demohub.store import Store, rfc3339
+from demohub.fleetsim import seed_rollout
+from demohub.resources import FLEET_CLUSTER_GROUP, FLEET_PLACEMENT_GROUP, OCM_GROUP, RESOURCES
+from demohub.store import Store, rfc3339
 from placement.scheduler.labels import parse_label_selector
 
 CLUSTERSET_LABEL = f"{OCM_GROUP}/clusterset"

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from inventory.demohub.seed import ADDON_LABEL_PREFIX, SCORE_NAME, UNAVAILABLE_TAINT, UNREACHABLE_TAINT
-from inventory.demohub.store import ApiError, Store, rfc3339
+from demohub.seed import ADDON_LABEL_PREFIX, SCORE_NAME, UNAVAILABLE_TAINT, UNREACHABLE_TAINT
+from demohub.store import ApiError, Store, rfc3339
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from inventory.demohub.store import ApiError, Store, rfc3339
+from demohub.store import ApiError, Store, rfc3339
 from placement.scheduler.fleet.types import CRP_TRACKING_LABEL, PICK_FIXED, PICK_N, STATE_BOUND
 from placement.scheduler.labels import parse_label_selector
 from placement.scheduler.ocm.status import set_condition

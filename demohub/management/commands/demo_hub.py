@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from inventory.demohub import DemoHub
+from demohub import DemoHub
 
 
 def _number(text: str) -> float:

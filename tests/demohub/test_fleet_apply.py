@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from kubernetes.watch import Watch
 
-from inventory.demohub import DemoHub
-from inventory.demohub.fleetsim import APPLY_FAILS_LABEL
-from tests.inventory.demo_hub_fleet import (
+from demohub import DemoHub
+from demohub.fleetsim import APPLY_FAILS_LABEL
+from tests.demohub.fleet import (
     TIMEOUT,
     FleetClient,
     binding,

@@ -7,8 +7,8 @@ from typing import Any
 
 from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 
-from inventory.demohub import Clock, DemoHub
-from inventory.demohub.resources import BY_KIND
+from demohub import Clock, DemoHub
+from demohub.resources import BY_KIND
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 TIMEOUT = 10  # seconds; a hung request fails the test instead of hanging it
