@@ -1,4 +1,4 @@
-"""Cluster affinity (spec §2.3, §2.5): the required-terms filter and preferred-terms scoring.
+"""Cluster affinity: the required-terms filter and preferred-terms scoring.
 
 Both work on a whole `FleetInventory` at once (numpy masks), and raise `SchedulingError` in exactly
 the situations where upstream's per-cluster evaluation would hit an error: a term is evaluated for a

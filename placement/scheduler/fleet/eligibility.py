@@ -1,4 +1,4 @@
-"""Cluster eligibility (spec §2.2): the ClusterEligibility filter and the PickFixed validity check.
+"""Cluster eligibility: the ClusterEligibility filter and the PickFixed validity check.
 
 `eligibility_reason` is the reference (one cluster, upstream reason text); `EligibilityColumns` is the
 same rule over a whole inventory, used to find the ineligible clusters quickly.

@@ -1,4 +1,4 @@
-"""Cluster property lookup (spec §2.4), per cluster and as inventory columns.
+"""Cluster property lookup, per cluster and as inventory columns.
 
 `resources.kubernetes-fleet.io/<capacityType>-<resource>` reads `status.resourceUsage`; every other
 name reads `status.properties[name].value`. A missing property is not an error (the term simply does
@@ -42,7 +42,7 @@ class PropertyError(SchedulingError):
 def resource_property_error(name: str) -> str | None:
     """Why a `resources.kubernetes-fleet.io/...` name cannot be read, or None when it can.
 
-    `name` is the part after the prefix. upstream (spec §2.4): exactly one `-` between the capacity type
+    `name` is the part after the prefix. upstream: exactly one `-` between the capacity type
     and the resource, and the capacity type is total, allocatable or available.
     """
     parts = name.split("-")

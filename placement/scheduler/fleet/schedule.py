@@ -1,4 +1,4 @@
-"""The KubeFleet scheduling cycle for one ClusterResourcePlacement (spec §2.1, §2.6).
+"""The KubeFleet scheduling cycle for one ClusterResourcePlacement.
 
 Entry point: `schedule_crp`. It classifies the placement's existing bindings, then runs the PickAll,
 PickN or PickFixed flow, and returns the decisions, the Scheduled condition, the binding changes and an

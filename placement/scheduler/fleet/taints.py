@@ -1,4 +1,4 @@
-"""Taints and tolerations (spec §2.7): the TaintToleration filter of PickAll and PickN.
+"""Taints and tolerations: the TaintToleration filter of PickAll and PickN.
 
 A cluster is rejected when any of its taints is tolerated by none of the placement's tolerations.
 The effect is NoSchedule only: existing bindings under the same policy are never evicted.

@@ -1,4 +1,4 @@
-"""Topology spread constraints (spec §2.8): PostBatch limit, DoNotSchedule filter, spread score.
+"""Topology spread constraints: PostBatch limit, DoNotSchedule filter, spread score.
 
 Domains are the distinct values of a topology key among ALL member clusters; a domain's count is the
 number of its clusters holding a scheduled or bound binding under the current policy. `TopologySpread`

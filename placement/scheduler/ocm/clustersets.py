@@ -1,4 +1,4 @@
-"""ManagedClusterSet membership and the binding/eligibility steps of one reconcile (spec §1).
+"""ManagedClusterSet membership and the binding/eligibility steps of one reconcile.
 
 The dashboard's "which clusters are in set X" uses these functions, so set semantics live in one place.
 """

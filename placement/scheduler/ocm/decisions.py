@@ -2,7 +2,7 @@
 
 upstream: ocm `pkg/placement/controllers/scheduling/scheduling_controller.go`
 (`calculateLength`, `generateDecisionGroups`, `generateDecision`, `bind`, `createOrUpdatePlacementDecision`).
-Spec: ocm-placement.md §6 (groups and pages) and §7.3 (binding and events). Nothing here writes to a
+Covers decision groups and pages, and the binding with its events. Nothing here writes to a
 hub: `plan_bind` returns the API calls and events the controller would make, in its order.
 """
 
@@ -204,7 +204,7 @@ def parse_decision_strategy(
 
 
 def calculate_group_length(clusters_per_decision_group: int | str, total: int) -> int:
-    """How many clusters go in one decision group (spec §6.1, upstream `calculateLength`).
+    """How many clusters go in one decision group (upstream `calculateLength`).
 
     `total` is the number of selected clusters. Ints are used as they are, `"p%"` gives
     `ceil(p / 100 * total)`; a result <= 0 or > total becomes `total`.
@@ -233,7 +233,7 @@ def _chunks(names: Sequence[str], size: int) -> list[tuple[str, ...]]:
 def build_decision_groups(
     strategy: DecisionStrategy, selected: Sequence[SelectedCluster]
 ) -> list[DecisionGroup]:
-    """Split the selected clusters (in score order) into decision groups (spec §6.2).
+    """Split the selected clusters (in score order) into decision groups (upstream `generateDecisionGroups`).
 
     Each configured group takes the still-unclaimed clusters its selector matches, sorted by name and
     cut into chunks of the group length; a group that matches nothing yields no group at all. The
@@ -257,7 +257,7 @@ def build_decision_groups(
 
 
 def build_decision_pages(placement_name: str, groups: Sequence[DecisionGroup]) -> list[DecisionPage]:
-    """Cut each group into PlacementDecisions of at most 100 clusters (spec §6.3).
+    """Cut each group into PlacementDecisions of at most 100 clusters (upstream `generateDecision`).
 
     Names are `<placement>-decision-<N>` with N counting from 1 across all groups; an empty group
     still gets one empty page.
@@ -296,7 +296,7 @@ def decision_manifest(namespace: str, placement_name: str, page: DecisionPage) -
 def status_decision_groups(
     pages: Sequence[DecisionPage], groups: Sequence[DecisionGroup]
 ) -> list[dict[str, Any]]:
-    """Placement `status.decisionGroups` (spec §6.4; the JSON key is `clusterCount`)."""
+    """Placement `status.decisionGroups` (the JSON key is `clusterCount`)."""
     return [
         {
             "decisionGroupIndex": group.index,
@@ -370,7 +370,7 @@ def plan_bind(
     *,
     real_api_server: bool = True,
 ) -> BindPlan:
-    """The API calls and events of upstream `bind` (spec §7.3), in the controller's order.
+    """The API calls and events of upstream `bind`, in the controller's order.
 
     `existing` are the PlacementDecisions in the placement's namespace; `total_scores` are
     `(cluster, total)` of every scored cluster in name order. Per page: create it when no

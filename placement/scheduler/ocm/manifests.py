@@ -210,7 +210,7 @@ def parse_managed_cluster_set(doc: Mapping[str, Any], warn: Warn) -> ManagedClus
     # upstream CRD default
     selector_type = _typed(selector.get("selectorType"), str, "spec.clusterSelector.selectorType", "")
     selector_type = selector_type or EXCLUSIVE_CLUSTER_SET_LABEL
-    # upstream's v1beta1 -> v1beta2 conversion renamed it; v1beta2 code rejects the old name (spec §1.1)
+    # upstream's v1beta1 -> v1beta2 conversion renamed it; v1beta2 code rejects the old name
     if selector_type == LEGACY_CLUSTER_SET_LABEL and str(doc.get("apiVersion")).endswith("/v1beta1"):
         warn(
             f"ManagedClusterSet {name}: selectorType {LEGACY_CLUSTER_SET_LABEL} "

@@ -1,4 +1,4 @@
-"""The Predicate filter (spec §2): predicates are ORed; each ANDs labelSelector, claimSelector and CEL."""
+"""The Predicate filter: predicates are ORed; each ANDs labelSelector, claimSelector and CEL."""
 
 from __future__ import annotations
 

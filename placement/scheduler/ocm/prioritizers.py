@@ -1,4 +1,4 @@
-"""Prioritizer weights and scores (spec §4), computed on numpy columns with Go's float expressions.
+"""Prioritizer weights and scores, computed on numpy columns with Go's float expressions.
 
 Every score is int64. Go's `int64(f)` truncates toward zero; `np.trunc` over the identical IEEE-754
 expression sequence gives the same integers (e.g. 19.999999999999996 -> 19).

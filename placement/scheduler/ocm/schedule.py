@@ -1,4 +1,4 @@
-"""One reconcile of one OCM Placement (spec §0), without the API writes.
+"""One reconcile of one OCM Placement (upstream `syncPlacement`), without the API writes.
 
 `schedule_candidates` mirrors upstream `pluginScheduler.Schedule` (filters, weights, scores, sort,
 select, requeue) over a given candidate list; `schedule_placement` adds what the controller does around
@@ -79,7 +79,7 @@ class SchedulingOutcome:
         return self.scored is None
 
     def filter_results(self, names: Sequence[str]) -> list[dict[str, Any]]:
-        """Upstream's FilterResults(): the last record shows the in-place sorted slice (spec §5)."""
+        """Upstream's FilterResults(): the last record shows the in-place sorted slice."""
         results = []
         for index, record in enumerate(self.records):
             positions = record.positions
@@ -206,7 +206,7 @@ def schedule_placement(
     *,
     existing_conditions: Sequence[Mapping[str, Any]] = (),
 ) -> OcmScheduleResult:
-    """One reconcile of `placement` against `inventory` at time `now` (spec §0 steps 1–13)."""
+    """One reconcile of `placement` against `inventory` at time `now` (upstream `syncPlacement`)."""
     if placement.scheduling_disabled:
         return OcmScheduleResult(placement, inventory, now, skipped=True)
     bindings = valid_bindings(

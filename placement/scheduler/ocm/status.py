@@ -41,7 +41,7 @@ def _condition(condition_type: str, status: str, reason: str, message: str) -> d
 
 
 def misconfigured_condition(status: ScheduleStatus) -> dict[str, str]:
-    """The `PlacementMisconfigured` condition (spec §7.2): True only for the Misconfigured code."""
+    """The `PlacementMisconfigured` condition: True only for the Misconfigured code."""
     if status.code == MISCONFIGURED:
         # upstream: "%s:%s" even when the plugin is empty (weights, mode, group strategy)
         return _condition(PLACEMENT_MISCONFIGURED, TRUE, "Misconfigured", f"{status.plugin}:{status.message}")
@@ -61,7 +61,7 @@ def satisfied_condition(
     num_unscheduled: int,
     status: ScheduleStatus,
 ) -> dict[str, str]:
-    """The `PlacementSatisfied` condition: the first matching row of the spec §7.2 table.
+    """The `PlacementSatisfied` condition: the first matching case of upstream `newSatisfiedCondition`.
 
     `num_feasible_clusters` is the number of SELECTED clusters (upstream passes the decisions), so
     `numberOfClusters: 0` and Misconfigured both end at `NoManagedClusterMatched`.

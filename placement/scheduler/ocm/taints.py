@@ -1,4 +1,4 @@
-"""The TaintToleration filter (spec §3): validation, per-taint decision, requeue time."""
+"""The TaintToleration filter: validation, per-taint decision, requeue time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which placements upstream re-queues when hub objects change (spec §8, upstream enqueue.go).
+"""Which placements upstream re-queues when hub objects change (upstream enqueue.go).
 
 Other placements' PlacementDecisions trigger nothing: Balance is re-evaluated only on a placement's own
 triggers or the 10-minute resync, exactly like the upstream controller.

@@ -188,7 +188,7 @@ class UpdateRunStep:
 
 
 def reconcile_update_run(inputs: UpdateRunInputs, now: datetime) -> UpdateRunStep:
-    """Reconcile a ClusterStagedUpdateRun once (spec §4.2-§4.5, upstream `Reconciler.Reconcile`).
+    """Reconcile a ClusterStagedUpdateRun once (upstream `Reconciler.Reconcile`).
 
     Initialises the run the first time (Initialized True, or False and dead for good), re-validates
     it on every later reconcile (drift aborts it with Succeeded=False / UpdateRunFailed), then executes
@@ -967,7 +967,7 @@ class _Reconcile:
             self._mark_stage_succeeded(stage)
             self.events.append(f"Stage {name} succeeded")
             return timedelta(0)
-        # the spec's recheck interval: 60 s, or the remaining TimedWait when that is shorter
+        # upstream's stageUpdatingWaitTime: 60 s, or the remaining TimedWait when that is shorter
         return STAGE_UPDATING_WAIT if wait is None else min(wait, STAGE_UPDATING_WAIT)
 
     def _after_stage_tasks(self, stage: dict[str, Any], plan: StagePlan) -> tuple[bool, timedelta | None]:

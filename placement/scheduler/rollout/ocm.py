@@ -4,7 +4,8 @@ A workload applier (ManifestWorkReplicaSet, addon install strategies, ...) asks,
 given the `RolloutStrategy`, the Placement's decision groups and the rollout status of every cluster that
 already has the workload, which clusters should get it now, which timed out, which left the Placement,
 and when to look again. Semantics follow sdk-go `pkg/apis/cluster/v1alpha1/rollout.go` and the decision
-tracker of `pkg/apis/cluster/v1beta1/placement.go` to the letter, quirks included (spec §9, §13 item 6).
+tracker of `pkg/apis/cluster/v1beta1/placement.go` to the letter, quirks included
+(All, for one, ignores minSuccessTime and maxFailures).
 """
 
 from __future__ import annotations
@@ -448,7 +449,7 @@ def _plan_all(
 ) -> RolloutResult:
     groups = tracker.besides()
     total = len(_clusters_of(groups))
-    # upstream: All rolls out everywhere at once; minSuccessTime and maxFailures are ignored (spec §13.6)
+    # upstream: All rolls out everywhere at once; minSuccessTime and maxFailures are ignored
     return _progressive_per_cluster(groups, total, total, timedelta(0), timeout, current, now)
 
 
@@ -469,7 +470,7 @@ def _plan_progressive(
     rest = tracker.besides(strategy.mandatory_decision_groups)
     rest_total = len(_clusters_of(rest))
     try:
-        # upstream: an unset maxConcurrency rolls out to every non-mandatory cluster (spec §13.6)
+        # upstream: an unset maxConcurrency rolls out to every non-mandatory cluster
         rollout_size = calculate_rollout_size(strategy.max_concurrency, rest_total, rest_total)
     except RolloutError as exc:
         raise RolloutError(f"failed to parse the provided maxConcurrency: {exc}") from exc

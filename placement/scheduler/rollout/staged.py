@@ -347,7 +347,8 @@ def initialize_update_run(
     bindings: Sequence[UpdateRunBinding],
     strategy: StagedUpdateStrategy,
 ) -> UpdateRunPlan:
-    """Compute a staged update run's stages as upstream initialisation does (spec §4.2 steps 2-5, 7).
+    """Compute a staged update run's stages as upstream initialisation does (collect the bindings, check the
+    observed cluster count, then sort the selected clusters into stages).
 
     Raises InitializationError (Initialized=False, never retried) with upstream's message, or
     TransientBindingStateError when a binding of an older policy is not Unscheduled yet.
