@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/scheduler.py [--sizes 1000 10000] [--repeat 100]
 
-Cases (the targets of issue 2 §5: <= 10 ms per placement at 10k clusters, ratio <= 3):
+Cases (targets: <= 10 ms per placement at 10k clusters, ratio <= 3):
 - OCM: one Placement with Balance + Steady + ResourceAllocatableMemory + AddOn (numberOfClusters 10) over
   a hub with 100 other placements' PlacementDecisions, through `schedule_placement` (the whole reconcile:
   sets, filters, scores, sort, decision groups, bind plan, conditions). The inventory is built once and

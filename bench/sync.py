@@ -4,7 +4,7 @@
 
 The demo hub runs in this process (`DemoHub`, real HTTP on loopback, the real `kubernetes` client).
 The database is a fresh SQLite file under a temporary folder, or DATABASE_URL when it is set (its
-tables are created by migrate and emptied first). Target (issue 3 §7): initial sync <= 20 s.
+tables are created by migrate and emptied first). Target: initial sync <= 20 s.
 Peak memory is the process's peak RSS, demo hub included.
 """
 

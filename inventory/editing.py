@@ -67,7 +67,7 @@ Snapshots = tuple[service.HubSnapshot, service.HubSnapshot]
 
 
 def can_edit_taints(user: AbstractBaseUser, cluster: ManagedCluster) -> bool:
-    """Admin of a set the cluster belongs to, or a superuser (integrations §4)."""
+    """Admin of a set the cluster belongs to, or a superuser: a cluster's taints are its set admins' call."""
     return roles.can_administer_cluster(user, cluster)
 
 

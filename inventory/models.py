@@ -346,7 +346,7 @@ class HeldRole(models.Model):
 
 
 class ClusterSetRole(HeldRole):
-    """A user's or a group's role on one cluster set, as the hub's per-set ClusterRoles (spec §4).
+    """A user's or a group's role on one cluster set, as the hub's per-set ClusterRoles.
 
     Exactly one of `user` and `group` is set; a principal holds one role per set, and `change` swaps it.
     Read through `inventory.roles`, written only by its grant/change/revoke (which audit every change).

@@ -78,7 +78,7 @@ class InboxEntry:
 
 def can_approve(user: AbstractBaseUser, request: ApprovalRequest) -> bool:
     """Admins of cluster sets that together hold every cluster of the request's stage, and superusers
-    (integrations §4: approving a rollout that touches a set's clusters is the set admin's call)."""
+    (approving a rollout that touches a set's clusters is the set admin's call)."""
     return roles.can_approve_clusters(user, request.hub, stage_clusters(request))
 
 

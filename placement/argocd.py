@@ -1,5 +1,5 @@
 """The Argo CD ConfigMap that lets an ApplicationSet's clusterDecisionResource generator read the
-PlacementDecisions this dashboard publishes (integrations §2)."""
+PlacementDecisions this dashboard publishes."""
 
 from typing import Any
 

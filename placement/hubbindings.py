@@ -1,4 +1,4 @@
-"""A dashboard-owned Fleet CRP's ClusterResourceBindings, written to its hub and read back (spec §3).
+"""A dashboard-owned Fleet CRP's ClusterResourceBindings, written to its hub and read back.
 
 The dashboard schedules and rolls out dashboard-owned CRPs itself; their binding rows (owner=dashboard)
 are the truth. They are written to the hub as ClusterResourceBinding objects of the same name, so the

@@ -1,4 +1,4 @@
-"""Publish dashboard-owned OCM decisions to the hub as PlacementDecision objects (integrations §2).
+"""Publish dashboard-owned OCM decisions to the hub as PlacementDecision objects.
 
 Into `Hub.publish_namespace`, named and labelled exactly as upstream does (`<placement>-decision-<N>`,
 the placement / decision-group-name / decision-group-index labels, plus the dashboard's managed-by

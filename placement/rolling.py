@@ -1,4 +1,4 @@
-"""Rolling updates of dashboard-owned Fleet CRPs, executed round by round (spec fleet-placement §3).
+"""Rolling updates of dashboard-owned Fleet CRPs, executed round by round.
 
 For a CRP this dashboard schedules, the dashboard is also the rollout controller. One round
 (`run_round`) makes the hub hold the CRP's binding rows and reads their status back

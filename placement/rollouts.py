@@ -1,4 +1,4 @@
-"""Staged update runs (spec §4): dashboard-owned strategies and runs, their preview, and their executor.
+"""Staged update runs: dashboard-owned strategies and runs, their preview, and their executor.
 
 Hub-owned ClusterStagedUpdateStrategies, ClusterStagedUpdateRuns and ClusterApprovalRequests are
 mirrors: the hub's own controller executes those runs, so they are never changed here. Runs of

@@ -3,8 +3,9 @@
 OCM Placements keep them in `spec.tolerations` (key, operator, value, effect, tolerationSeconds); Fleet
 ClusterResourcePlacements in `spec.policy.tolerations` (no tolerationSeconds; effect NoSchedule). The
 scheduler's parsers judge them with upstream's messages; for OCM the two rules the scheduler applies
-when it runs (OCM spec §3.1: the placement turns Misconfigured and selects nothing) are refused here
-before saving, with the same messages. `preview` is the what-if decision diff (`placement.whatif`);
+when it runs (an empty key needs operator Exists, and Exists takes no value; a toleration that breaks
+either turns the placement Misconfigured and it selects nothing) are refused here before saving, with
+the same messages. `preview` is the what-if decision diff (`placement.whatif`);
 `save` goes through `placement.service.apply_spec` (dashboard-owned only, authorised, recorded in the
 placement's history, rescheduled) and the audit log. Hub-owned placements are read-only.
 """
@@ -64,7 +65,7 @@ def spec_with(placement: Placement, tolerations: list[dict[str, Any]]) -> dict[s
 
 
 def _scheduling_errors(placement: Placement, parsed: Any) -> dict[str, str]:
-    """OCM: the key pattern of the CRD, then §3.1 per toleration (the scheduler's own messages)."""
+    """OCM: the key pattern of the CRD, then the scheduler's toleration rules (and its messages)."""
     errors: dict[str, str] = {}
     for index, toleration in enumerate(parsed.tolerations):
         where = f"{path(placement)}[{index}]"
