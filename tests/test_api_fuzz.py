@@ -1,4 +1,4 @@
-"""Schemathesis over our OpenAPI schema (issue 6 §4): every operation of /api/ gets a bounded number of
+"""Schemathesis over our OpenAPI schema: every operation of /api/ gets a bounded number of
 generated requests (FLEETUI_FUZZ_EXAMPLES, default 8) on the demo fleet, authenticated with a token, and
 none may answer with a server error. Writes that reach hub "manifests" meet a closed port and must
 answer 502 with the hub's message, not 500.

@@ -120,7 +120,7 @@ def test_misconfigured_placements_are_reported_not_rejected(schedule_json) -> No
         "message": ":incorrect prioritizer policy mode: Foo",
     }
     assert condition(spread, "PlacementMisconfigured")["message"] == ":incorrect builtin prioritizer: Spread"
-    # nothing is selected, so PlacementSatisfied ends at NoManagedClusterMatched (spec §7.2 row 5)
+    # nothing is selected, so PlacementSatisfied ends at NoManagedClusterMatched (as upstream)
     for report in (mode_foo, spread):
         assert report["selected"] == []
         satisfied = condition(report, "PlacementSatisfied")

@@ -118,8 +118,9 @@ def test_legacy_set_label_and_prioritizer_name_are_read_as_upstream_maps_them(sc
 
     # LegacyClusterSetLabel == ExclusiveClusterSetLabel: both clusters are members of "legacy".
     # `{name: Balance, weight: 2}` == BuiltIn Balance weight 2, mode Exact: Balance is the only prioritizer.
-    # The unlabelled decision in team-b counts (spec §4.2): old-east count 1 = max ->
-    # 2 * int(100 * (0.5 - 1.0)) = -100; old-west has no entry -> 100. Totals x2: -200 and 200.
+    # The unlabelled decision in team-b counts (Balance skips only decisions labelled as the placement's own):
+    # old-east count 1 = max -> 2 * int(100 * (0.5 - 1.0)) = -100; old-west has no entry -> 100.
+    # Totals x2: -200 and 200.
     assert report["weights"] == {"Balance": 2}
     assert cluster_row(report, "old-west")["scores"] == {"Balance": 100}
     assert cluster_row(report, "old-west")["total"] == 200

@@ -1,6 +1,6 @@
 """`schedule` results and the three outputs, on manifests shaped like the upstream docs' examples.
 
-Every expected number is worked out by hand from the spec formulas; the arithmetic is in the comments.
+Every expected number is worked out by hand from upstream's formulas; the arithmetic is in the comments.
 The fixtures are written for NOW = 2024-05-01T12:00:00Z.
 """
 

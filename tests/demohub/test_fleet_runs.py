@@ -1,7 +1,7 @@
 """The demo hub executes ClusterStagedUpdateRuns with the staged run engine, like a KubeFleet hub.
 
 Objects go in through the official client; the frozen clock is advanced by hand and `reconcile()` lets
-the simulated controllers act, so every condition of spec §4.5 can be checked at a known time.
+the simulated controllers act, so every condition upstream sets on a run can be checked at a known time.
 """
 
 from collections.abc import Iterator

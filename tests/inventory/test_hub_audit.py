@@ -1,4 +1,4 @@
-"""Hub changes are audited (issue 6 §3): `manage.py hubs add|remove` and the Django admin, with the
+"""Hub changes are audited: `manage.py hubs add|remove` and the Django admin, with the
 settings before and after and never the credentials."""
 
 import pytest

@@ -1,6 +1,6 @@
 """A dashboard-owned staged update run executed against the demo hub (simulated apply: Applied 2 s and
 Available 3 s after a binding changes) with the hub's frozen clock as `now`, through every stage, an
-approval, a TimedWait and success, with the conditions of spec §4.5 on run, stage, cluster and task."""
+approval, a TimedWait and success, with the conditions upstream sets on run, stage, cluster and task."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Tolerations: validated as upstream (the parsers' messages, and OCM spec §3.1 refused before saving),
+"""Tolerations: validated as upstream (the parsers' messages, and OCM's toleration rules before saving),
 previewed as a what-if decision diff, saved through the placement service (history, reschedule) and audited;
 hub-owned placements are read-only."""
 

@@ -1,4 +1,4 @@
-"""ManagedClusterSet membership, valid bindings and eligible sets (spec §1)."""
+"""ManagedClusterSet membership, valid bindings and eligible sets."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Prioritizer weights and scores (spec §4): Go's float truncation, Balance counting, AddOn quirks."""
+"""Prioritizer weights and scores: Go's float truncation, Balance counting, AddOn quirks."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""One reconcile end to end (spec §0, §5, §7) and its explanations."""
+"""One reconcile end to end (filters, scores, decisions, conditions) and its explanations."""
 
 import json
 from datetime import timedelta

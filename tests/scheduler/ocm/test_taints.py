@@ -1,4 +1,4 @@
-"""TaintToleration (spec §3), including where the API docs and the code disagree."""
+"""TaintToleration, including where the API docs and the code disagree."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Which placements a hub change re-queues (spec §8)."""
+"""Which placements a hub change re-queues, as upstream's event handlers."""
 
 from dataclasses import replace
 

@@ -1,4 +1,4 @@
-"""The bind step: API calls and events per PlacementDecision (spec §7.3)."""
+"""The bind step: API calls and events per PlacementDecision (upstream `bind`)."""
 
 from placement.scheduler.ocm.decisions import (
     DECISION_GROUP_INDEX_LABEL,

@@ -1,4 +1,4 @@
-"""CEL cluster selectors: cel-go compile errors, `managedCluster.scores`, no match on failure (spec §2)."""
+"""CEL cluster selectors: cel-go compile errors, `managedCluster.scores`, no match on failure."""
 
 from typing import Any
 

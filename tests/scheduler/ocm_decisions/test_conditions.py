@@ -1,4 +1,4 @@
-"""PlacementMisconfigured / PlacementSatisfied conditions and SetStatusCondition (spec §7.1, §7.2)."""
+"""PlacementMisconfigured / PlacementSatisfied conditions and SetStatusCondition."""
 
 from datetime import UTC, datetime
 
@@ -91,7 +91,7 @@ def test_satisfied_rows_in_order(overrides: dict, status: str, reason: str, mess
 
 
 def test_misconfigured_with_clusters_ends_at_no_cluster_matched() -> None:
-    # Misconfigured is not the Error row: nothing was selected (spec §7.2, §13.9)
+    # upstream checks only Error before the selected count, so Misconfigured falls through: nothing selected
     misconfigured = ScheduleStatus(MISCONFIGURED, "Predicate", "compilation failed: x")
     assert _satisfied(status=misconfigured, num_feasible_clusters=0)["reason"] == "NoManagedClusterMatched"
 

@@ -1,4 +1,4 @@
-"""Decision groups from the selected clusters (spec §6.2)."""
+"""Decision groups from the selected clusters."""
 
 import pytest
 
@@ -43,7 +43,7 @@ def test_group_matching_nothing_creates_no_group() -> None:
 
 
 def test_groups_hold_clusters_by_name_not_by_score() -> None:
-    # score order is c, a, b; within a group upstream sorts by name (spec §13.7)
+    # score order is c, a, b; within a group upstream sorts by name
     selected = [_cloud("c", "Azure"), _cloud("a", "Azure"), _cloud("b", "Azure")]
     strategy = DecisionStrategy(clusters_per_decision_group=2)
     assert build_decision_groups(strategy, selected) == [

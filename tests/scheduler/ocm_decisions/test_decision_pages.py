@@ -1,4 +1,4 @@
-"""PlacementDecision pages, manifests and Placement status.decisionGroups (spec §6.3, §6.4)."""
+"""PlacementDecision pages, manifests and Placement status.decisionGroups."""
 
 from placement.scheduler.ocm.decisions import (
     DecisionGroup,

@@ -1,4 +1,4 @@
-"""clustersPerDecisionGroup -> group length (spec §6.1, upstream calculateLength)."""
+"""clustersPerDecisionGroup -> group length (upstream calculateLength)."""
 
 import pytest
 

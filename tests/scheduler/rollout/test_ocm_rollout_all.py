@@ -1,4 +1,4 @@
-"""RolloutStrategy All: everything at once; minSuccessTime and maxFailures are ignored (spec §13.6)."""
+"""RolloutStrategy All: everything at once; minSuccessTime and maxFailures are ignored, as upstream."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def test_not_trackable_older_than_the_period_is_ready() -> None:
 
 
 def test_not_trackable_exactly_at_the_cutoff_is_not_ready_yet() -> None:
-    # code wins over the spec's "<= cutoff": upstream is ready only for a strictly negative wait
+    # upstream's code, not "<= cutoff" as one might read it: ready only for a strictly negative wait
     binding = bound(cond(AVAILABLE, TRUE, "WorkNotTrackable", at=CUTOFF))
 
     assert is_binding_ready(binding, CUTOFF) == (False, timedelta(0))
