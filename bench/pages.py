@@ -175,27 +175,40 @@ def bench_user() -> object:
 def seed_approvals(hub: Hub, runs: int, rng: random.Random) -> None:
     """`runs` runs of one External CRP, each waiting on the approval after a stage of 25 clusters."""
     crp = Placement.objects.create(
-        hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, namespace="", name="checkout",
+        hub=hub,
+        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
+        namespace="",
+        name="checkout",
         spec={"policy": {"placementType": "PickAll"}, "strategy": {"type": "External"}},
     )
     names = list(ManagedCluster.objects.values_list("name", flat=True))
     run_rows = StagedUpdateRun.objects.bulk_create(
         StagedUpdateRun(
-            hub=hub, placement=crp, name=f"checkout-{index:03d}",
+            hub=hub,
+            placement=crp,
+            name=f"checkout-{index:03d}",
             spec={"placementName": "checkout", "stagedRolloutStrategyName": "s", "state": "Run"},
-            status={"stagesStatus": [{
-                "stageName": "prod",
-                "clusters": [{"clusterName": name} for name in rng.sample(names, 25)],
-                "afterStageTaskStatus": [
-                    {"type": "Approval", "approvalRequestName": f"checkout-{index:03d}-prod"}
-                ],
-            }]},
+            status={
+                "stagesStatus": [
+                    {
+                        "stageName": "prod",
+                        "clusters": [{"clusterName": name} for name in rng.sample(names, 25)],
+                        "afterStageTaskStatus": [
+                            {"type": "Approval", "approvalRequestName": f"checkout-{index:03d}-prod"}
+                        ],
+                    }
+                ]
+            },
         )
         for index in range(runs)
     )
     ApprovalRequest.objects.bulk_create(
         ApprovalRequest(
-            hub=hub, owner=Owner.HUB, name=f"{run.name}-prod", run=run, state=ApprovalRequest.State.PENDING,
+            hub=hub,
+            owner=Owner.HUB,
+            name=f"{run.name}-prod",
+            run=run,
+            state=ApprovalRequest.State.PENDING,
             spec={"parentStageRollout": run.name, "targetStage": "prod"},
         )
         for run in run_rows
@@ -213,8 +226,18 @@ def _serve(database: str, workers: int) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     url = urlsplit(os.environ["DATABASE_URL"])
     env = {**os.environ, "DATABASE_URL": urlunsplit(url._replace(path=f"/{database}")), "DEBUG": "0"}
-    command = [sys.executable, "-m", "gunicorn", "fleetui.wsgi", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(workers), "--log-level", "warning"]
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "fleetui.wsgi",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+    ]
     server = subprocess.Popen(command, env=env, cwd=Path(__file__).resolve().parents[1])
     base = f"http://127.0.0.1:{port}"
     for _ in range(100):
@@ -267,8 +290,10 @@ def load(
         server.terminate()
         server.wait(10)
     total = sum(len(times) for times in server_ms.values())
-    print(f"\nloopback load: {threads} clients, gunicorn {workers} workers, {seconds:.0f} s, "
-          f"{total} requests ({total / seconds:.1f}/s), {len(failures)} failures {failures[:3]}")
+    print(
+        f"\nloopback load: {threads} clients, gunicorn {workers} workers, {seconds:.0f} s, "
+        f"{total} requests ({total / seconds:.1f}/s), {len(failures)} failures {failures[:3]}"
+    )
     print(f"{'page':36} {'requests':>8} {'server p50':>10} {'server p95':>10} {'round trip p95':>14}")
     for label in pages:
         times, trips = sorted(server_ms[label]), sorted(round_trip_ms[label])

@@ -31,9 +31,13 @@ def prioritizers(cpu: int, memory: int) -> dict:
     def config(name: str, weight: int) -> dict:
         return {"scoreCoordinate": {"type": "BuiltIn", "builtIn": name}, "weight": weight}
 
-    return {"mode": "Additive", "configurations": [
-        config("ResourceAllocatableCPU", cpu), config("ResourceAllocatableMemory", memory)
-    ]}
+    return {
+        "mode": "Additive",
+        "configurations": [
+            config("ResourceAllocatableCPU", cpu),
+            config("ResourceAllocatableMemory", memory),
+        ],
+    }
 
 
 def measure(clusters: int, placements: int, repeat: int) -> tuple[float, float]:
@@ -42,8 +46,11 @@ def measure(clusters: int, placements: int, repeat: int) -> tuple[float, float]:
     try:
         seed(clusters, placements, random.Random(1))
         placement = Placement.objects.create(
-            hub=Hub.objects.get(name="bench"), owner=Owner.DASHBOARD, kind=Placement.Kind.PLACEMENT,
-            namespace="team-0", name="whatif",
+            hub=Hub.objects.get(name="bench"),
+            owner=Owner.DASHBOARD,
+            kind=Placement.Kind.PLACEMENT,
+            namespace="team-0",
+            name="whatif",
             spec={"clusterSets": ["global"], "numberOfClusters": 10, "prioritizerPolicy": prioritizers(2, 1)},
         )
         client = Client()
@@ -52,8 +59,10 @@ def measure(clusters: int, placements: int, repeat: int) -> tuple[float, float]:
         rng = random.Random(2)
         times = []
         for run in range(repeat + 3):
-            body = {"numberOfClusters": rng.randrange(1, 50),
-                    "prioritizerPolicy": prioritizers(rng.randrange(-10, 11), rng.randrange(-10, 11))}
+            body = {
+                "numberOfClusters": rng.randrange(1, 50),
+                "prioritizerPolicy": prioritizers(rng.randrange(-10, 11), rng.randrange(-10, 11)),
+            }
             start = time.perf_counter()
             response = client.post(url, body, content_type="application/json")
             elapsed = (time.perf_counter() - start) * 1000

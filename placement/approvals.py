@@ -106,8 +106,12 @@ def inbox_entries(rows: Iterable[ApprovalRequest], user: AbstractBaseUser) -> li
     stoppable = _administered_runs(user, [row.run_id for row in stages if _stoppable(row)])
     return [
         InboxEntry(
-            row, task_kind(row), names, waiting_since(row),
-            can_approve=allowed[row.pk], can_stop_run=row.run_id in stoppable,
+            row,
+            task_kind(row),
+            names,
+            waiting_since(row),
+            can_approve=allowed[row.pk],
+            can_stop_run=row.run_id in stoppable,
         )
         for row, names in stages.items()
     ]
@@ -138,7 +142,7 @@ def _stoppable(row: ApprovalRequest) -> bool:
 
 
 def task_kind(row: ApprovalRequest) -> str:
-    """"before" or "after": the taskType label, else which task list of the run's stage names it."""
+    """ "before" or "after": the taskType label, else which task list of the run's stage names it."""
     if row.task_type in TASK_LISTS:
         return row.task_type.removesuffix("Stage")
     task = _task_status(row)
@@ -202,19 +206,38 @@ def approve(
     failure: HubError | ApprovalFailed | None = None
     with transaction.atomic():
         # of=self: the nullable run join cannot be locked (PostgreSQL), and only this row needs to be
-        row = ApprovalRequest.objects.select_for_update(of=("self",)).select_related("hub", "run").get(
-            pk=request_row.pk
+        row = (
+            ApprovalRequest.objects.select_for_update(of=("self",))
+            .select_related("hub", "run")
+            .get(pk=request_row.pk)
         )
         try:
             done = _approve_on_hub(row) if row.owner == Owner.HUB else _approve_here(row)
         except (HubError, ApprovalFailed) as exc:
             failure = exc
-            audit.record(user, ACTION, row, hub=row.hub, before=row.status, outcome=AuditEntry.Outcome.FAILED,
-                         hub_answer=str(exc), request=http_request)
+            audit.record(
+                user,
+                ACTION,
+                row,
+                hub=row.hub,
+                before=row.status,
+                outcome=AuditEntry.Outcome.FAILED,
+                hub_answer=str(exc),
+                request=http_request,
+            )
         else:
             row.refresh_from_db()
-            audit.record(user, ACTION, row, hub=row.hub, before=dict(done.before), after=dict(done.after),
-                         outcome=done.outcome, hub_answer=done.hub_answer, request=http_request)
+            audit.record(
+                user,
+                ACTION,
+                row,
+                hub=row.hub,
+                before=dict(done.before),
+                after=dict(done.after),
+                outcome=done.outcome,
+                hub_answer=done.hub_answer,
+                request=http_request,
+            )
             if done.outcome == AuditEntry.Outcome.OK and row.owner == Owner.DASHBOARD and row.run is not None:
                 # the run's executor accepts the approval on its next step: queue it now
                 transaction.on_commit(lambda: rollouts.request_reconcile(row.run))

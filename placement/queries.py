@@ -110,5 +110,3 @@ def decision_pages(placement: Placement) -> QuerySet[PlacementDecision]:
 
 def bindings(placement: Placement) -> QuerySet[ClusterResourceBinding]:
     return placement.bindings.filter(owner=placement.owner).order_by("name")
-
-

@@ -431,8 +431,12 @@ def roll_out_new_snapshot(
     """Bump a dashboard-owned CRP's resource snapshot index (audited); rolling CRPs then roll every
     bound cluster to it, staged ones use it for their next run. Answers the new index."""
     access.authorise(
-        actor, lambda user: access.can_change(user, placement), access.CHANGE_DENIED, action=SNAPSHOT_ACTION,
-        target=placement, request=request,
+        actor,
+        lambda user: access.can_change(user, placement),
+        access.CHANGE_DENIED,
+        action=SNAPSHOT_ACTION,
+        target=placement,
+        request=request,
     )
     if placement.read_only:
         audit.record_refusal(actor, SNAPSHOT_ACTION, placement, request=request)

@@ -248,8 +248,12 @@ def create_strategy(
 ) -> StagedUpdateStrategy:
     """A dashboard-owned ClusterStagedUpdateStrategy of `hub`, checked with the CRD's rules."""
     access.authorise(
-        actor, lambda user: access.can_add_strategy(user, hub), STRATEGY_DENIED, action="strategy.create",
-        target=StagedUpdateStrategy(hub=hub, name=name), request=request,
+        actor,
+        lambda user: access.can_add_strategy(user, hub),
+        STRATEGY_DENIED,
+        action="strategy.create",
+        target=StagedUpdateStrategy(hub=hub, name=name),
+        request=request,
     )
     _check_name(StagedUpdateStrategy, hub, name, STRATEGY_KIND)
     try:
@@ -356,7 +360,11 @@ def set_run_state(
             "state on the hub (kubectl patch)"
         )
     access.authorise(
-        user, lambda actor: access.can_change_run(actor, run), RUN_DENIED, action="run.state", target=run,
+        user,
+        lambda actor: access.can_change_run(actor, run),
+        RUN_DENIED,
+        action="run.state",
+        target=run,
         request=request,
     )
     state = _state(state)

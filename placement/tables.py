@@ -225,7 +225,7 @@ def sort_rows(rows: list[Row], sort: str) -> list[Row]:
     if sort == "-name":
         return ordered[::-1]
     scored = [row for row in ordered if row.rank is not None or row.total is not None]
-    return scored[::-1] + ordered[len(scored):]
+    return scored[::-1] + ordered[len(scored) :]
 
 
 def filter_rows(rows: Sequence[Row], *, name: str = "", show: str = "") -> list[Row]:
@@ -412,7 +412,7 @@ class ClusterRow(_Toned):
 
 
 def duration_text(value: timedelta | None) -> str:
-    """"1h 2m 3s" (units that are 0 left out, "0s" for nothing); "" for None."""
+    """ "1h 2m 3s" (units that are 0 left out, "0s" for nothing); "" for None."""
     if value is None:
         return ""
     seconds = int(value.total_seconds())

@@ -141,7 +141,13 @@ def save(
     service.apply_spec(placement, spec, actor=actor, trigger=TRIGGER, request=request, audit_as=None)
     after = current(placement)
     audit.record(
-        actor, ACTION, placement, hub=placement.hub, before=before, after=after,
-        outcome=AuditEntry.Outcome.OK if after != before else AuditEntry.Outcome.NO_OP, request=request,
+        actor,
+        ACTION,
+        placement,
+        hub=placement.hub,
+        before=before,
+        after=after,
+        outcome=AuditEntry.Outcome.OK if after != before else AuditEntry.Outcome.NO_OP,
+        request=request,
     )
     return placement

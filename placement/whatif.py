@@ -176,8 +176,12 @@ def response(
     explanation = {"weights": {} if isinstance(result, FleetScheduleResult) else result.weights}
     prioritizers = [name for name, _ in tables.prioritizer_columns(placement.kind, explanation)]
     return {
-        "placement": {"id": placement.pk, "kind": placement.kind, "namespace": placement.namespace,
-                      "name": placement.name},
+        "placement": {
+            "id": placement.pk,
+            "kind": placement.kind,
+            "namespace": placement.namespace,
+            "name": placement.name,
+        },
         "spec": spec,
         "selected": selected,
         "numberOfSelectedClusters": len(selected),

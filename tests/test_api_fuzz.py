@@ -50,7 +50,9 @@ def token_fixture(demo_fleet: None, tasks_in_process: None) -> str:
     derandomize=True,
     # the demo fleet is loaded once per operation, and its rows are shared by that operation's examples
     suppress_health_check=[
-        HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
     ],
 )
 def test_no_generated_request_makes_a_server_error(case: schemathesis.Case, token: str) -> None:

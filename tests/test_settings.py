@@ -99,7 +99,11 @@ def test_secret_key_required_without_debug() -> None:
 def _manage(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES} | variables
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=BASE_DIR, env=environ, capture_output=True, text=True,
+        [sys.executable, "manage.py", *args],
+        cwd=BASE_DIR,
+        env=environ,
+        capture_output=True,
+        text=True,
         timeout=120,
     )
 
@@ -109,8 +113,12 @@ def test_serving_refuses_to_start_without_secret_key_when_debug_is_off(tmp_path:
     assert result.returncode != 0
     assert "fleetui.E001" in result.stderr and "SECRET_KEY is required when DEBUG is off" in result.stderr
     wsgi = subprocess.run(
-        [sys.executable, "-c", "import fleetui.wsgi"], cwd=BASE_DIR, capture_output=True, text=True,
-        env={k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}, timeout=60,
+        [sys.executable, "-c", "import fleetui.wsgi"],
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES},
+        timeout=60,
     )
     assert "ImproperlyConfigured: SECRET_KEY is required when DEBUG is off" in wsgi.stderr
 

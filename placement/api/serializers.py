@@ -59,8 +59,21 @@ class PlacementSerializer(HubScopedSerializer):
     class Meta:
         model = Placement
         fields = [
-            "id", "hub", "hub_id", "kind", "owner", "read_only", "namespace", "name", "spec", "status",
-            "requested", "selected_count", "condition", "last_change", "last_scheduled_at",
+            "id",
+            "hub",
+            "hub_id",
+            "kind",
+            "owner",
+            "read_only",
+            "namespace",
+            "name",
+            "spec",
+            "status",
+            "requested",
+            "selected_count",
+            "condition",
+            "last_change",
+            "last_scheduled_at",
         ]
         read_only_fields = ["last_scheduled_at"]
         # Uniqueness is the service's to check (it answers with the field), not a second query here.
@@ -143,8 +156,23 @@ class ApprovalRequestSerializer(HubScopedSerializer):
     class Meta:
         model = ApprovalRequest
         fields = [
-            "id", "hub", "hub_id", "owner", "name", "run", "run_id", "stage", "task", "clusters",
-            "waiting_since", "state", "can_approve", "generation", "resource_version", "labels", "spec",
+            "id",
+            "hub",
+            "hub_id",
+            "owner",
+            "name",
+            "run",
+            "run_id",
+            "stage",
+            "task",
+            "clusters",
+            "waiting_since",
+            "state",
+            "can_approve",
+            "generation",
+            "resource_version",
+            "labels",
+            "spec",
             "status",
         ]
         read_only_fields = fields
@@ -211,9 +239,26 @@ class StagedUpdateRunSerializer(HubScopedSerializer):
     class Meta:
         model = StagedUpdateRun
         fields = [
-            "id", "hub", "hub_id", "owner", "read_only", "name", "placement_id", "spec", "state",
-            "generation", "current_stage", "initialized", "progressing", "succeeded", "pending_approvals",
-            "requeue_at", "last_error", "attempts", "created", "updated",
+            "id",
+            "hub",
+            "hub_id",
+            "owner",
+            "read_only",
+            "name",
+            "placement_id",
+            "spec",
+            "state",
+            "generation",
+            "current_stage",
+            "initialized",
+            "progressing",
+            "succeeded",
+            "pending_approvals",
+            "requeue_at",
+            "last_error",
+            "attempts",
+            "created",
+            "updated",
         ]
         read_only_fields = ["placement_id", "generation", "requeue_at", "last_error", "attempts"]
         validators: list[Any] = []

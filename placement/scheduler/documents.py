@@ -108,8 +108,6 @@ class Document:
         return Problem(self.source, self.number, field, message)
 
 
-
-
 def shape_problems(document: Document) -> list[Problem]:
     """What makes a document unusable as a Kubernetes object at all (before any kind's schema)."""
     body = document.body
@@ -157,8 +155,11 @@ def _string_map_problems(document: Document, path: str, value: Any) -> list[Prob
         return []
     if not isinstance(value, dict):
         return [_wrong_type(document, path, "object", value)]
-    return [_wrong_type(document, f"{path}.{key}", "string", item) for key, item in value.items()
-            if not isinstance(item, str)]
+    return [
+        _wrong_type(document, f"{path}.{key}", "string", item)
+        for key, item in value.items()
+        if not isinstance(item, str)
+    ]
 
 
 def _wrong_type(document: Document, path: str, expected: str, value: Any) -> Problem:

@@ -124,8 +124,12 @@ def _conditions_table(report: Report) -> list[str]:
 
 def _decision_groups_table(report: Report) -> list[str]:
     rows = [
-        [str(g.get("decisionGroupIndex", "")), g.get("decisionGroupName", ""), str(g.get("clusterCount", "")),
-         ", ".join(g.get("decisions") or [])]
+        [
+            str(g.get("decisionGroupIndex", "")),
+            g.get("decisionGroupName", ""),
+            str(g.get("clusterCount", "")),
+            ", ".join(g.get("decisions") or []),
+        ]
         for g in report.get("decisionGroups") or []
     ]
     return _aligned(["Index", "Name", "Clusters", "PlacementDecisions"], rows, underline=True) if rows else []
@@ -167,14 +171,16 @@ def _ocm_score_matrix(report: Report, paint: Paint) -> list[str]:
     rows = [weights_row]
     for cluster in clusters:
         scores = cluster.get("scores") or {}
-        rows.append([
-            cluster["name"],
-            *(_number(scores.get(p)) for p in prioritizers),
-            _number(cluster.get("total")),
-            _number(cluster.get("rank")),
-            SELECTED_MARK if cluster.get("selected") else "",
-            cluster.get("filteredBy") or "",
-        ])
+        rows.append(
+            [
+                cluster["name"],
+                *(_number(scores.get(p)) for p in prioritizers),
+                _number(cluster.get("total")),
+                _number(cluster.get("rank")),
+                SELECTED_MARK if cluster.get("selected") else "",
+                cluster.get("filteredBy") or "",
+            ]
+        )
     return _painted_rows(_aligned(headers, rows), [None, *clusters], paint)
 
 

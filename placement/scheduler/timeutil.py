@@ -9,8 +9,14 @@ from datetime import UTC, datetime, timedelta
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
 _UNIT_NANOS = {
-    "ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000,
-    "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000,
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,
+    "ms": 1_000_000,
+    "s": 1_000_000_000,
+    "m": 60_000_000_000,
+    "h": 3_600_000_000_000,
 }
 _MAX_DURATION_NANOS = 2**63 - 1  # Go durations are int64 nanoseconds (about 292 years)
 _DIGITS = re.compile(r"[0-9]*")
@@ -58,15 +64,15 @@ def parse_go_duration(text: str) -> timedelta:
     total = 0
     while rest:
         whole = _DIGITS.match(rest).group()
-        rest = rest[len(whole):]
+        rest = rest[len(whole) :]
         fraction = ""
         if rest.startswith("."):
             fraction = _DIGITS.match(rest, 1).group()
-            rest = rest[1 + len(fraction):]
+            rest = rest[1 + len(fraction) :]
         if not whole and not fraction:
             raise DurationError(f"time: invalid duration {quoted}")
         unit = _UNIT.match(rest).group()
-        rest = rest[len(unit):]
+        rest = rest[len(unit) :]
         if not unit:
             raise DurationError(f"time: missing unit in duration {quoted}")
         if unit not in _UNIT_NANOS:

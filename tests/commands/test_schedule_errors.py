@@ -116,7 +116,9 @@ def test_misconfigured_placements_are_reported_not_rejected(schedule_json) -> No
     # upstream: the plugin name is empty for weight/mode problems, hence the leading ":"
     mode_foo, spread = reports["mode-foo"], reports["builtin-spread"]
     assert condition(mode_foo, "PlacementMisconfigured") == {
-        "type": "PlacementMisconfigured", "status": "True", "reason": "Misconfigured",
+        "type": "PlacementMisconfigured",
+        "status": "True",
+        "reason": "Misconfigured",
         "message": ":incorrect prioritizer policy mode: Foo",
     }
     assert condition(spread, "PlacementMisconfigured")["message"] == ":incorrect builtin prioritizer: Spread"
@@ -131,7 +133,13 @@ def _manage(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "fleetui.settings"}
     return subprocess.run(
         [sys.executable, "manage.py", "schedule", *args],
-        cwd=REPO, env=env, input=stdin, capture_output=True, text=True, timeout=120, check=False,
+        cwd=REPO,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 

@@ -25,13 +25,21 @@ def test_additive_placement_with_memory_and_addon_scores(schedule_json) -> None:
     # AddOn default/cpuratio: 30, 80, and cluster3's score expired at 11:00 -> 0.
     # Totals: cluster1 -100+0+200+30 = 130; cluster2 100+0+0+80 = 180; cluster3 100+100-200+0 = 0.
     assert report["weights"] == {
-        "AddOn/default/cpuratio": 1, "Balance": 1, "ResourceAllocatableMemory": 2, "Steady": 1,
+        "AddOn/default/cpuratio": 1,
+        "Balance": 1,
+        "ResourceAllocatableMemory": 2,
+        "Steady": 1,
     }
     assert cluster_row(report, "cluster1")["scores"] == {
-        "Balance": -100, "Steady": 0, "ResourceAllocatableMemory": 100, "AddOn/default/cpuratio": 30,
+        "Balance": -100,
+        "Steady": 0,
+        "ResourceAllocatableMemory": 100,
+        "AddOn/default/cpuratio": 30,
     }
     assert {name: cluster_row(report, name)["total"] for name in ("cluster1", "cluster2", "cluster3")} == {
-        "cluster1": 130, "cluster2": 180, "cluster3": 0,
+        "cluster1": 130,
+        "cluster2": 180,
+        "cluster3": 0,
     }
     # numberOfClusters 2 keeps cluster2 (180) and cluster1 (130); a decision lists them by name.
     assert report["selected"] == ["cluster1", "cluster2"]
@@ -46,13 +54,16 @@ def test_additive_placement_with_memory_and_addon_scores(schedule_json) -> None:
     assert report["requeueAfterSeconds"] == 200
     assert condition(report, "PlacementSatisfied")["reason"] == "AllDecisionsScheduled"
     assert condition(report, "PlacementMisconfigured") == {
-        "type": "PlacementMisconfigured", "status": "False", "reason": "Succeedconfigured",
+        "type": "PlacementMisconfigured",
+        "status": "False",
+        "reason": "Succeedconfigured",
         "message": "Placement configurations check pass",
     }
     (decision,) = report["decisions"]
     assert decision["metadata"]["name"] == "placement1-decision-1"
     assert decision["status"]["decisions"] == [
-        {"clusterName": "cluster1", "reason": ""}, {"clusterName": "cluster2", "reason": ""},
+        {"clusterName": "cluster1", "reason": ""},
+        {"clusterName": "cluster2", "reason": ""},
     ]
     # the existing decision changes: DecisionUpdate (a Warning: cluster3's add-on score expired), then
     # ScoreUpdate over every scored cluster by name, each "<name>:<total> "
@@ -73,7 +84,9 @@ def test_decision_groups_put_the_canary_group_first(schedule_json) -> None:
     # Group 0 "prod-canary-west" = [cluster4];
     # the rest by name in chunks of 2 -> group 1 "" = [cluster1, cluster2].
     assert {row["name"]: row["total"] for row in report["clusters"] if row["total"] is not None} == {
-        "cluster1": 100, "cluster2": -33, "cluster4": -100,
+        "cluster1": 100,
+        "cluster2": -33,
+        "cluster4": -100,
     }
     assert report["selected"] == ["cluster4", "cluster1", "cluster2"]
     assert [
@@ -98,7 +111,9 @@ def test_pickn_property_sorters_interpolate_and_round_half_away_from_zero(schedu
     # Affinity: member-1 13, member-2 33, member-3 27 -> PickN 2 = member-2, member-3.
     scored = ("member-1", "member-2", "member-3")
     assert {name: cluster_row(report, name)["affinityScore"] for name in scored} == {
-        "member-1": 13, "member-2": 33, "member-3": 27,
+        "member-1": 13,
+        "member-2": 33,
+        "member-3": 27,
     }
     assert sorted(report["selected"]) == ["member-2", "member-3"]
     assert "dedicated" in cluster_row(report, "member-4")["filteredBy"]
@@ -205,7 +220,7 @@ def test_table_describes_each_placement_and_its_score_matrix(run_schedule) -> No
     assert any(line.startswith("Number of selected clusters:") and line.endswith("2") for line in lines)
     assert any(line.split()[:3] == ["PlacementSatisfied", "True", "AllDecisionsScheduled"] for line in lines)
     assert any("ScoreUpdate" in line and "cluster1:130 cluster2:180 cluster3:0" in line for line in lines)
-    matrix = lines[lines.index("Scores:") + 1:]
+    matrix = lines[lines.index("Scores:") + 1 :]
     header = matrix[0].split()
     assert header[0] == "CLUSTER" and header[-5:] == ["TOTAL", "RANK", "SELECTED", "FILTERED", "BY"]
     cells = {line.split()[0]: dict(zip(header, line.split(), strict=False)) for line in matrix[1:]}

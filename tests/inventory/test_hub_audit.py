@@ -28,7 +28,10 @@ def test_the_hubs_command_audits_add_update_and_remove(db: None, tmp_path) -> No
     assert (create, update, remove) == ("hub.create", "hub.update", "hub.remove")
     assert none is None and added["server_url"] == "https://east.example.com:6443"
     assert added["credentials_changed"] is True and after["credentials_changed"] is False
-    assert before["server_url"] == added["server_url"] and after["server_url"] == "https://east2.example.com:6443"
+    assert (
+        before["server_url"] == added["server_url"]
+        and after["server_url"] == "https://east2.example.com:6443"
+    )
     assert (before["serves_fleet"], after["serves_fleet"]) == (False, True)
     assert removed == {key: value for key, value in after.items() if key != "credentials_changed"}
     assert gone is None
@@ -51,8 +54,13 @@ def test_the_django_admin_audits_hub_edits_and_deletes_without_credentials(admin
     page = admin_client.get(change).content.decode()
     assert "encrypted_credentials" not in page and hub.encrypted_credentials not in page
 
-    form = {"name": "east", "server_url": "https://east.example.com:7443", "serves_ocm": "on",
-            "sync_interval_seconds": "30", "publish_namespace": ""}
+    form = {
+        "name": "east",
+        "server_url": "https://east.example.com:7443",
+        "serves_ocm": "on",
+        "sync_interval_seconds": "30",
+        "publish_namespace": "",
+    }
     assert admin_client.post(change, form).status_code == 302
     delete = reverse("admin:inventory_hub_delete", args=[hub.pk])
     assert admin_client.post(delete, {"post": "yes"}).status_code == 302

@@ -34,11 +34,14 @@ def test_bind_creates_the_binding_on_the_hub_then_the_row(staging, staging_admin
     assert created["spec"] == {"clusterSet": "staging"}
     assert (binding.namespace, binding.name, binding.cluster_set) == ("team-a", "staging", "staging")
     assert (binding.uid, binding.resource_version) == (
-        created["metadata"]["uid"], created["metadata"]["resourceVersion"]
+        created["metadata"]["uid"],
+        created["metadata"]["resourceVersion"],
     )
     entry = AuditEntry.objects.get(action="clusterset.bind")
     assert (entry.target_type, entry.target_id, entry.outcome) == (
-        "inventory.managedclusterset", str(staging.pk), AuditEntry.Outcome.OK
+        "inventory.managedclusterset",
+        str(staging.pk),
+        AuditEntry.Outcome.OK,
     )
     assert (entry.before, entry.after) == (None, {"namespace": "team-a", "clusterSet": "staging"})
 
@@ -50,7 +53,9 @@ def test_unbind_deletes_it_on_the_hub_then_the_row(staging, staging_admin, custo
     assert not ManagedClusterSetBinding.objects.filter(pk=binding.pk).exists()
     entry = AuditEntry.objects.get(action="clusterset.unbind")
     assert (entry.before, entry.after, entry.outcome) == (
-        {"namespace": "team-a", "clusterSet": "staging"}, None, AuditEntry.Outcome.OK
+        {"namespace": "team-a", "clusterSet": "staging"},
+        None,
+        AuditEntry.Outcome.OK,
     )
 
 
@@ -68,8 +73,11 @@ def test_a_binding_the_hub_no_longer_has_is_removed_here_as_a_no_op(
     ("namespace", "reason"),
     [
         ("", "Required value"),
-        ("Team_A", 'Invalid value: "Team_A": a lowercase RFC 1123 label must consist of lower case '
-                   "alphanumeric characters or '-', and must start and end with an alphanumeric character"),
+        (
+            "Team_A",
+            'Invalid value: "Team_A": a lowercase RFC 1123 label must consist of lower case '
+            "alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        ),
         ("a.b", 'Invalid value: "a.b": a lowercase RFC 1123 label must consist'),
         ("n" * 64, f'Invalid value: "{"n" * 64}": must be no more than 63 characters'),
         (["team-a"], 'Invalid value: ["team-a"]: must be a string'),
@@ -104,7 +112,8 @@ def test_without_the_admin_role_nothing_is_written_and_the_refusal_is_audited(
         editing.unbind(existing, actor=refused_binder)
     assert ManagedClusterSetBinding.objects.filter(pk=existing.pk).exists()
     assert list(AuditEntry.objects.values_list("action", "outcome")) == [
-        ("clusterset.unbind", "denied"), ("clusterset.bind", "denied")
+        ("clusterset.unbind", "denied"),
+        ("clusterset.bind", "denied"),
     ]
 
 

@@ -27,7 +27,10 @@ def test_an_admin_of_the_set_posts_to_bind_and_deletes_to_unbind(
     assert response.status_code == 201
     body = response.json()
     assert (body["namespace"], body["name"], body["cluster_set"], body["hub"]) == (
-        "team-a", "staging", "staging", "demo"
+        "team-a",
+        "staging",
+        "staging",
+        "demo",
     )
     assert demo_hub.store.get("ManagedClusterSetBinding", "staging", namespace="team-a")
     deleted = api(staging_admin).delete(f"{URL}{body['id']}/")

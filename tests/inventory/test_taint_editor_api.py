@@ -45,9 +45,10 @@ def test_an_admin_of_its_set_patches_the_taints_on_the_hub_and_gets_the_refreshe
     body = response.json()
     assert body["taints"] == [DRAIN] and body["name"] == GPU_CLUSTER
     assert demo_hub.store.get("ManagedCluster", GPU_CLUSTER)["spec"]["taints"] == [DRAIN]
-    assert body["resource_version"] == demo_hub.store.get("ManagedCluster", GPU_CLUSTER)["metadata"][
-        "resourceVersion"
-    ]
+    assert (
+        body["resource_version"]
+        == demo_hub.store.get("ManagedCluster", GPU_CLUSTER)["metadata"]["resourceVersion"]
+    )
     assert AuditEntry.objects.get(action="cluster.taints").actor_name == "gpu-admin"
 
 
@@ -55,8 +56,10 @@ def test_an_admin_of_its_set_patches_the_taints_on_the_hub_and_gets_the_refreshe
     ("body", "errors"),
     [
         ({"taints": [{"key": "a/b/c", "effect": "NoSelect"}]}, ["taints[0].key"]),
-        ({"taints": [DRAIN, {"key": "ok", "value": "not ok", "effect": "Sometimes"}]},
-         ["taints[1].value", "taints[1].effect"]),
+        (
+            {"taints": [DRAIN, {"key": "ok", "value": "not ok", "effect": "Sometimes"}]},
+            ["taints[1].value", "taints[1].effect"],
+        ),
         ({"taints": "none"}, ["taints"]),
         ({}, ["taints"]),
         ([DRAIN, DRAIN], ["taints[1].key"]),  # a bare list is taken as the list
@@ -100,8 +103,13 @@ def test_preview_answers_each_placement_verdict_and_writes_nothing(demo_fleet) -
     assert response.status_code == 200
     frontend = next(row for row in response.json() if row["name"] == "frontend")
     assert frontend == {
-        "id": frontend["id"], "kind": "Placement", "namespace": "web", "name": "frontend", "holds": True,
-        "would_hold": False, "verdict": "drops",
+        "id": frontend["id"],
+        "kind": "Placement",
+        "namespace": "web",
+        "name": "frontend",
+        "holds": True,
+        "would_hold": False,
+        "verdict": "drops",
         "reason": "taint example.com/drain:NoSelect is not tolerated",
     }
     cluster.refresh_from_db()

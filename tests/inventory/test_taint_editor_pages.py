@@ -77,8 +77,10 @@ def test_an_admin_of_its_set_saves_to_the_hub_and_gets_the_refreshed_rows(
 ) -> None:
     client.force_login(gpu_admin)
     cluster = ManagedCluster.objects.get(hub=synced_hub, kind="ManagedCluster", name=GPU_CLUSTER)
-    rows = [{"key": "dedicated", "value": "gpu", "effect": "NoSelect", "DELETE": "on"},
-            {"key": "example.com/drain", "value": "", "effect": "NoSelect"}]
+    rows = [
+        {"key": "dedicated", "value": "gpu", "effect": "NoSelect", "DELETE": "on"},
+        {"key": "example.com/drain", "value": "", "effect": "NoSelect"},
+    ]
     response = post(client, cluster, rows, initial=1, action="save")
     html = response.content.decode()
     assert response.status_code == 200

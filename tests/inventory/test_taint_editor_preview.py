@@ -59,7 +59,8 @@ def test_a_tolerated_taint_changes_nothing_and_removing_one_gains_the_cluster(ad
     gpu = [{"key": "nvidia.com/gpu", "value": "a100", "effect": "NoSelect"}]
     with_taint = verdicts(admin, "prod-usw2-gpu", gpu)
     assert with_taint["platform/monitoring-agents"] == (
-        "stays out", "taint nvidia.com/gpu=a100:NoSelect is not tolerated"
+        "stays out",
+        "taint nvidia.com/gpu=a100:NoSelect is not tolerated",
     )
     # gpu-inference tolerates the taint: it is not what keeps the cluster out there
     assert "not tolerated" not in with_taint["ml/gpu-inference"][1]
@@ -114,9 +115,17 @@ def test_a_cel_predicate_reading_taints_is_scheduled_not_guessed(admin: User) ->
     hub = Placement.objects.get(name="frontend").hub
     drained = {
         "clusterSets": ["global"],
-        "predicates": [{"requiredClusterSelector": {"celSelector": {"celExpressions": [
-            'managedCluster.spec.taints.exists(t, t.key == "example.com/drain")'
-        ]}}}],
+        "predicates": [
+            {
+                "requiredClusterSelector": {
+                    "celSelector": {
+                        "celExpressions": [
+                            'managedCluster.spec.taints.exists(t, t.key == "example.com/drain")'
+                        ]
+                    }
+                }
+            }
+        ],
         "tolerations": [{"key": "example.com/drain", "operator": "Exists"}],
     }
     service.create_placement(

@@ -22,23 +22,52 @@ LABEL_VALUE = (
     ("kind", "taint", "field", "message"),
     [
         (OCM, {"key": "Bad Key", "effect": "NoSelect"}, "key", f'Invalid value: "Bad Key": {NAME_PART}'),
-        (OCM, {"key": "Example.com/gpu", "effect": "NoSelect"}, "key",
-         'Invalid value: "Example.com/gpu": prefix part must be a lowercase RFC 1123 subdomain'),
-        (OCM, {"key": "/gpu", "effect": "NoSelect"}, "key",
-         'Invalid value: "/gpu": prefix part must be non-empty'),
+        (
+            OCM,
+            {"key": "Example.com/gpu", "effect": "NoSelect"},
+            "key",
+            'Invalid value: "Example.com/gpu": prefix part must be a lowercase RFC 1123 subdomain',
+        ),
+        (
+            OCM,
+            {"key": "/gpu", "effect": "NoSelect"},
+            "key",
+            'Invalid value: "/gpu": prefix part must be non-empty',
+        ),
         (OCM, {"effect": "NoSelect"}, "key", "Required value"),
-        (OCM, {"key": "gpu", "value": "a b", "effect": "NoSelect"}, "value",
-         f'Invalid value: "a b": {LABEL_VALUE}'),
-        (OCM, {"key": "gpu", "value": "x" * 64, "effect": "NoSelect"}, "value",
-         f'Invalid value: "{"x" * 64}": {LABEL_VALUE}'),
+        (
+            OCM,
+            {"key": "gpu", "value": "a b", "effect": "NoSelect"},
+            "value",
+            f'Invalid value: "a b": {LABEL_VALUE}',
+        ),
+        (
+            OCM,
+            {"key": "gpu", "value": "x" * 64, "effect": "NoSelect"},
+            "value",
+            f'Invalid value: "{"x" * 64}": {LABEL_VALUE}',
+        ),
         (OCM, {"key": "gpu"}, "effect", "Required value"),
-        (OCM, {"key": "gpu", "effect": "NoSchedule"}, "effect",
-         'Unsupported value: "NoSchedule": supported values: "NoSelect", "NoSelectIfNew", "PreferNoSelect"'),
-        (FLEET, {"key": "gpu", "effect": "NoSelect"}, "effect",
-         'Unsupported value: "NoSelect": supported values: "NoSchedule"'),
+        (
+            OCM,
+            {"key": "gpu", "effect": "NoSchedule"},
+            "effect",
+            'Unsupported value: "NoSchedule"'
+            ': supported values: "NoSelect", "NoSelectIfNew", "PreferNoSelect"',
+        ),
+        (
+            FLEET,
+            {"key": "gpu", "effect": "NoSelect"},
+            "effect",
+            'Unsupported value: "NoSelect": supported values: "NoSchedule"',
+        ),
         (OCM, {"key": 7, "effect": "NoSelect"}, "key", "Invalid value: 7: must be a string"),
-        (OCM, {"key": "gpu", "effect": "NoSelect", "colour": "red"}, "colour",
-         "unknown field; a taint has key, value and effect"),
+        (
+            OCM,
+            {"key": "gpu", "effect": "NoSelect", "colour": "red"},
+            "colour",
+            "unknown field; a taint has key, value and effect",
+        ),
     ],
 )
 def test_each_rule_names_the_field_with_apimachinery_wording(kind, taint, field, message) -> None:
@@ -70,7 +99,11 @@ def test_keys_are_unique_and_the_list_must_be_a_list_of_objects() -> None:
 def test_every_problem_of_every_row_is_reported_at_once() -> None:
     errors = editing.taint_errors(OCM, [{"key": "a b", "value": "-", "effect": "Never"}, {}])
     assert set(errors) == {
-        "taints[0].key", "taints[0].value", "taints[0].effect", "taints[1].key", "taints[1].effect"
+        "taints[0].key",
+        "taints[0].value",
+        "taints[0].effect",
+        "taints[1].key",
+        "taints[1].effect",
     }
 
 

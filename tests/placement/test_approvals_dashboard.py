@@ -25,12 +25,18 @@ def request_row(db: None) -> ApprovalRequest:
     hub = HubFactory(name="prod-hub", serves_fleet=True)
     cluster_set(hub, "canary", CANARY)
     run = StagedUpdateRun.objects.create(
-        hub=hub, owner=Owner.DASHBOARD, name="web-rollout",
+        hub=hub,
+        owner=Owner.DASHBOARD,
+        name="web-rollout",
         spec={"placementName": "web", "stagedRolloutStrategyName": "canary-first", "state": "Run"},
         status=stage_status("canary", CANARY, NAME, "beforeStageTaskStatus"),
     )
     return ApprovalRequest.objects.create(
-        hub=hub, owner=Owner.DASHBOARD, run=run, name=NAME, generation=3,
+        hub=hub,
+        owner=Owner.DASHBOARD,
+        run=run,
+        name=NAME,
+        generation=3,
         labels={"kubernetes-fleet.io/taskType": "beforeStage"},
         spec={"parentStageRollout": "web-rollout", "targetStage": "canary"},
     )
@@ -56,7 +62,9 @@ def approved(row: ApprovalRequest) -> dict[str, Any]:
 
 
 def test_the_condition_is_kubectls_at_the_rows_generation_and_the_run_is_stepped(
-    request_row: ApprovalRequest, approver: User, reconciles: list[str],
+    request_row: ApprovalRequest,
+    approver: User,
+    reconciles: list[str],
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
@@ -78,7 +86,9 @@ def test_the_condition_is_kubectls_at_the_rows_generation_and_the_run_is_stepped
 
 
 def test_approving_an_approved_or_accepted_request_is_a_no_op(
-    request_row: ApprovalRequest, approver: User, reconciles: list[str],
+    request_row: ApprovalRequest,
+    approver: User,
+    reconciles: list[str],
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
@@ -92,8 +102,14 @@ def test_approving_an_approved_or_accepted_request_is_a_no_op(
 
 
 def test_a_stale_approval_on_the_row_counts_as_pending(request_row: ApprovalRequest, approver: User) -> None:
-    old = {"type": "Approved", "status": "True", "observedGeneration": 2, "reason": "r", "message": "m",
-           "lastTransitionTime": "2026-11-20T10:00:00Z"}
+    old = {
+        "type": "Approved",
+        "status": "True",
+        "observedGeneration": 2,
+        "reason": "r",
+        "message": "m",
+        "lastTransitionTime": "2026-11-20T10:00:00Z",
+    }
     request_row.status = {"conditions": [old]}
     request_row.save()
     assert approvals.row_state(request_row) == ApprovalRequest.State.PENDING

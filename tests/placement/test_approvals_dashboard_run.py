@@ -26,7 +26,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_executor_accepts_an_approval_given_in_the_inbox(
-    fleet_hub, hub_row, checkout, strategy, editor, stepped_by_hand, monkeypatch,
+    fleet_hub,
+    hub_row,
+    checkout,
+    strategy,
+    editor,
+    stepped_by_hand,
+    monkeypatch,
     django_capture_on_commit_callbacks,
 ) -> None:
     run = new_run(hub_row, editor, state="Run")
@@ -40,7 +46,11 @@ def test_the_executor_accepts_an_approval_given_in_the_inbox(
     [request] = approvals.pending_approvals(approver).filter(run=run)  # the hub's own run waits too
     [entry] = approvals.inbox_entries([request], approver)
     assert (request.name, request.owner, entry.task, entry.clusters, entry.can_approve) == (
-        "checkout-1-after-canary", "dashboard", "after", tuple(CANARY), True
+        "checkout-1-after-canary",
+        "dashboard",
+        "after",
+        tuple(CANARY),
+        True,
     )
     task = stage(run, "canary")["afterStageTaskStatus"][0]
     assert entry.waiting_since == parse_time(task["conditions"][0]["lastTransitionTime"])

@@ -151,7 +151,10 @@ def test_a_stale_approval_is_pending_and_approving_rewrites_it_at_the_current_ge
 
 
 def test_a_concurrent_write_on_the_hub_is_read_again_and_kept(
-    hub_row: Hub, fleet_hub: DemoHub, api: client.CustomObjectsApi, approver: User,
+    hub_row: Hub,
+    fleet_hub: DemoHub,
+    api: client.CustomObjectsApi,
+    approver: User,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Someone else writes the object between our read and our patch: 409, read again, nothing lost."""
@@ -175,7 +178,11 @@ def test_a_concurrent_write_on_the_hub_is_read_again_and_kept(
 
 @pytest.mark.parametrize("failing", ["read", "patch"])
 def test_a_hub_failure_is_an_error_and_nothing_is_approved(
-    failing: str, hub_row: Hub, fleet_hub: DemoHub, api: client.CustomObjectsApi, approver: User,
+    failing: str,
+    hub_row: Hub,
+    fleet_hub: DemoHub,
+    api: client.CustomObjectsApi,
+    approver: User,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if failing == "read":

@@ -57,8 +57,14 @@ def test_the_list_and_detail_carry_what_the_inbox_shows(request_row: ApprovalReq
     [item] = body["results"]
     assert item == api.get(url("approval-detail", request_row.pk)).json()
     assert {k: item[k] for k in ("hub", "owner", "name", "run", "stage", "task", "state", "can_approve")} == {
-        "hub": "demo", "owner": "hub", "name": REQUEST, "run": "batch-jobs-rollout-1", "stage": "staging",
-        "task": "after", "state": "pending", "can_approve": False,
+        "hub": "demo",
+        "owner": "hub",
+        "name": REQUEST,
+        "run": "batch-jobs-rollout-1",
+        "stage": "staging",
+        "task": "after",
+        "state": "pending",
+        "can_approve": False,
     }
     assert len(item["clusters"]) == 3 and item["waiting_since"].endswith("Z")
     assert item["generation"] == 1 and item["spec"]["targetStage"] == "staging"

@@ -100,8 +100,11 @@ def test_create_a_fleet_crp(client: Client, admin: User, hub: Hub) -> None:
 @pytest.mark.parametrize(
     ("fields", "field", "message"),
     [
-        ({"spec": OCM_SPEC.replace("weight: 2", "weight: 11")}, "spec",
-         "spec.prioritizerPolicy.configurations[0].weight: Invalid value: 11"),
+        (
+            {"spec": OCM_SPEC.replace("weight: 2", "weight: 11")},
+            "spec",
+            "spec.prioritizerPolicy.configurations[0].weight: Invalid value: 11",
+        ),
         ({"spec": "numberOfClusters: [1"}, "spec", "spec: invalid YAML"),
         ({"spec": "- a list"}, "spec", "spec: expected a mapping"),
         ({"namespace": ""}, "namespace", "metadata.namespace: Required value"),
@@ -232,7 +235,9 @@ def test_edit_spec_saves_reschedules_and_records_the_actor(client: Client, admin
     assert (placement.spec["numberOfClusters"], placement.status["numberOfSelectedClusters"]) == (3, 3)
     entry = placement.history.get(trigger="spec edited", spec_after__isnull=False)
     assert (entry.actor, entry.spec_before["numberOfClusters"], entry.spec_after["numberOfClusters"]) == (
-        admin, 2, 3
+        admin,
+        2,
+        3,
     )
 
 
@@ -345,8 +350,10 @@ def test_nul_characters_in_typed_or_uploaded_manifests_are_refused_before_the_da
     """PostgreSQL cannot store NUL; a YAML escape or a JSON \\u0000 would otherwise reach it."""
     response = new_placement(client, hub, spec='clusterSets: ["prod\\0us"]\n')
     assert "NUL characters (\\u0000) are not allowed." in response.context["form"].errors["spec"][0]
-    as_json = '{"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement", ' \
+    as_json = (
+        '{"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement", '
         '"metadata": {"name": "nul", "namespace": "web"}, "spec": {"clusterSets": ["a\\u0000"]}}'
+    )
     response = upload(client, hub, as_json, name="nul.json")
     assert response.status_code == 400
     assert response.context["report"].problems == [

@@ -51,7 +51,10 @@ def seed(count: int, viewer: User) -> list[Placement]:
         DecisionChangeFactory(placement=placement)
         placements.append(placement)
     crp = PlacementFactory(
-        hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, namespace="", name="web-app",
+        hub=hub,
+        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
+        namespace="",
+        name="web-app",
         spec={"policy": {"placementType": "PickN", "numberOfClusters": 3}},
     )
     ClusterResourceBindingFactory(placement=crp, target="m1")
@@ -148,12 +151,15 @@ def detail(client, placement: Placement, **params: str):
 
 def test_detail_shows_the_score_table_chart_decisions_and_timeline(logged_in_client, user: User) -> None:
     placement = PlacementFactory(
-        name="p", spec={"numberOfClusters": 2}, explanation=OCM_EXPLANATION,
+        name="p",
+        spec={"numberOfClusters": 2},
+        explanation=OCM_EXPLANATION,
         status={key: OCM_EXPLANATION[key] for key in ("conditions", "decisionGroups")},
     )
     grant(user, placement)
-    PlacementDecisionFactory(placement=placement, clusters=["b", "c"],
-                             labels={"cluster.open-cluster-management.io/placement": "p"})
+    PlacementDecisionFactory(
+        placement=placement, clusters=["b", "c"], labels={"cluster.open-cluster-management.io/placement": "p"}
+    )
     PlacementEventFactory(placement=placement, reason="ScoreUpdate", message="a:140 b:270 c:200 ")
     DecisionChangeFactory(placement=placement, trigger="weights edited", added=["c"], removed=["a"])
     response = detail(logged_in_client, placement)
@@ -161,7 +167,10 @@ def test_detail_shows_the_score_table_chart_decisions_and_timeline(logged_in_cli
     assert response.status_code == 200
     rows = response.context["score_rows"]
     assert [(row.name, row.rank, row.total) for row, _ in rows] == [
-        ("b", 1, 270), ("c", 2, 200), ("a", 3, 140), ("d", None, None)
+        ("b", 1, 270),
+        ("c", 2, 200),
+        ("a", 3, 140),
+        ("d", None, None),
     ]
     assert '100 <span class="weighted">→ 200</span>' in html  # c: memory 100 × 2
     assert '-20 <span class="weighted">→ -60</span>' in html  # a: add-on −20 × 3
@@ -180,7 +189,8 @@ def test_score_table_sorts_filters_and_pages_on_the_server(logged_in_client, use
     grant(user, placement)
     response = logged_in_client.get(
         reverse("placement:placement-detail", args=[placement.pk]),
-        {"sort": "-rank", "show": "selected", "page": "2"}, **HTMX,
+        {"sort": "-rank", "show": "selected", "page": "2"},
+        **HTMX,
     )
     assert response.status_code == 200
     assert response.templates[0].name == "placement/_score_table.html"
@@ -191,12 +201,24 @@ def test_score_table_sorts_filters_and_pages_on_the_server(logged_in_client, use
 
 def test_fleet_detail_shows_affinity_and_spread_and_bindings(logged_in_client) -> None:
     crp = PlacementFactory(
-        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, namespace="", name="web-app",
-        explanation=FLEET_EXPLANATION, owner=Owner.DASHBOARD,
-        spec={"policy": {"placementType": "PickN", "numberOfClusters": 2, "affinity": {"clusterAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": 40, "preference": {"labelSelector": {"matchLabels": {"tier": "gold"}}}}
-            ]}}}},
+        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
+        namespace="",
+        name="web-app",
+        explanation=FLEET_EXPLANATION,
+        owner=Owner.DASHBOARD,
+        spec={
+            "policy": {
+                "placementType": "PickN",
+                "numberOfClusters": 2,
+                "affinity": {
+                    "clusterAffinity": {
+                        "preferredDuringSchedulingIgnoredDuringExecution": [
+                            {"weight": 40, "preference": {"labelSelector": {"matchLabels": {"tier": "gold"}}}}
+                        ]
+                    }
+                },
+            }
+        },
     )
     ClusterResourceBindingFactory(placement=crp, target="m2", owner=Owner.DASHBOARD)
     logged_in_client.force_login(grant(UserFactory(username="ops"), crp, role=ADMIN))

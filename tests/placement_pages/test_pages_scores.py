@@ -22,7 +22,10 @@ def test_weighted_contributions_are_raw_times_weight_and_add_up_to_the_total() -
 def test_rows_are_in_rank_order_with_filtered_clusters_last_and_marked() -> None:
     rows = tables.score_rows(OCM_PLACEMENT, OCM_EXPLANATION)
     assert [(row.name, row.rank, row.selected) for row in rows] == [
-        ("b", 1, True), ("c", 2, True), ("a", 3, False), ("d", None, False)
+        ("b", 1, True),
+        ("c", 2, True),
+        ("a", 3, False),
+        ("d", None, False),
     ]
     assert rows[-1].filtered_by.startswith("predicate:")
     assert rows[-1].cells(["Balance", MEMORY]) == [(None, None), (None, None)]
@@ -31,10 +34,14 @@ def test_rows_are_in_rank_order_with_filtered_clusters_last_and_marked() -> None
 
 def test_prioritizer_columns_are_sorted_with_their_weights() -> None:
     assert tables.prioritizer_columns(OCM_PLACEMENT, OCM_EXPLANATION) == [
-        (ADDON, 3), ("Balance", 1), (MEMORY, 2), ("Steady", 1)
+        (ADDON, 3),
+        ("Balance", 1),
+        (MEMORY, 2),
+        ("Steady", 1),
     ]
     assert tables.prioritizer_columns(FLEET_CRP, FLEET_EXPLANATION) == [
-        (tables.AFFINITY, None), (tables.TOPOLOGY, None)
+        (tables.AFFINITY, None),
+        (tables.TOPOLOGY, None),
     ]
 
 
@@ -52,7 +59,11 @@ def test_sorting_keeps_unscored_rows_last_and_filters_combine() -> None:
 def test_fleet_ranks_by_topology_then_affinity_then_the_larger_name() -> None:
     rows = tables.score_rows(FLEET_CRP, FLEET_EXPLANATION)
     assert [(row.name, row.rank) for row in rows] == [
-        ("m2", 1), ("m3", 2), ("m5", 3), ("m1", 4), ("m4", None)
+        ("m2", 1),
+        ("m3", 2),
+        ("m5", 3),
+        ("m1", 4),
+        ("m4", None),
     ]
     m2 = rows[0]
     assert m2.scores == {tables.AFFINITY: 20, tables.TOPOLOGY: 1} and m2.total == 21

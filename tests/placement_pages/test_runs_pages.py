@@ -277,7 +277,8 @@ def test_new_runs_and_strategies_need_the_admin_role_on_a_set_of_their_hub(
     assert response.status_code == 403 and rollouts.RUN_DENIED in text(response)
     denied = AuditEntry.objects.filter(outcome=AuditEntry.Outcome.DENIED)
     assert sorted(denied.values_list("actor_name", "action")) == [
-        ("elsewhere", "strategy.create"), ("viewer", "run.create")
+        ("elsewhere", "strategy.create"),
+        ("viewer", "run.create"),
     ]
     assert not StagedUpdateRun.objects.filter(name="checkout-2").exists()
     assert not StagedUpdateStrategy.objects.filter(name="two").exists()

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db
 DEMO_NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 GPU = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSelect"}
 UNREACHABLE = {
-    "key": "cluster.open-cluster-management.io/unreachable", "operator": "Exists", "tolerationSeconds": 600
+    "key": "cluster.open-cluster-management.io/unreachable",
+    "operator": "Exists",
+    "tolerationSeconds": 600,
 }
 
 
@@ -63,16 +65,32 @@ def test_save_goes_through_the_service_into_the_history_and_the_audit_log(gpu_co
 @pytest.mark.parametrize(
     ("toleration", "field", "message"),
     [
-        ({"operator": "Equal", "value": "x"}, "spec.tolerations[1]",
-         "If the key is empty, operator must be Exists."),
-        ({"key": "gpu", "operator": "Exists", "value": "x"}, "spec.tolerations[1]",
-         "If the operator is Exists, the value should be empty."),
-        ({"key": "gpu", "operator": "Sometimes"}, "spec.tolerations[1].operator",
-         'Unsupported value: "Sometimes": supported values: "Exists", "Equal"'),
-        ({"key": "gpu", "effect": "NoSchedule"}, "spec.tolerations[1].effect",
-         'Unsupported value: "NoSchedule": supported values: "NoSelect", "PreferNoSelect", "NoSelectIfNew"'),
-        ({"key": "gpu", "tolerationSeconds": "ten"}, "spec.tolerations[1].tolerationSeconds",
-         'Invalid value: "string": spec.tolerations[1].tolerationSeconds in body must be of type integer'),
+        (
+            {"operator": "Equal", "value": "x"},
+            "spec.tolerations[1]",
+            "If the key is empty, operator must be Exists.",
+        ),
+        (
+            {"key": "gpu", "operator": "Exists", "value": "x"},
+            "spec.tolerations[1]",
+            "If the operator is Exists, the value should be empty.",
+        ),
+        (
+            {"key": "gpu", "operator": "Sometimes"},
+            "spec.tolerations[1].operator",
+            'Unsupported value: "Sometimes": supported values: "Exists", "Equal"',
+        ),
+        (
+            {"key": "gpu", "effect": "NoSchedule"},
+            "spec.tolerations[1].effect",
+            'Unsupported value: "NoSchedule"'
+            ': supported values: "NoSelect", "PreferNoSelect", "NoSelectIfNew"',
+        ),
+        (
+            {"key": "gpu", "tolerationSeconds": "ten"},
+            "spec.tolerations[1].tolerationSeconds",
+            'Invalid value: "string": spec.tolerations[1].tolerationSeconds in body must be of type integer',
+        ),
         ({"key": "bad key"}, "spec.tolerations[1].key", 'Invalid value: "bad key": name part must consist'),
     ],
 )
@@ -94,10 +112,12 @@ def test_fleet_tolerations_live_in_the_policy_and_use_the_fleet_rules(web_copy: 
     assert tolerations.current(web_copy) == [drain]
     with pytest.raises(ValidationError) as caught:
         tolerations.save(web_copy, [{"operator": "Equal", "value": "x"}], actor=ops)
-    assert caught.value.message_dict == {"spec.policy.tolerations[0].key": [
-        "invalid toleration {Key: Operator:Equal Value:x Effect:}: "
-        "toleration key cannot be empty, when operator is Equal"
-    ]}
+    assert caught.value.message_dict == {
+        "spec.policy.tolerations[0].key": [
+            "invalid toleration {Key: Operator:Equal Value:x Effect:}: "
+            "toleration key cannot be empty, when operator is Equal"
+        ]
+    }
 
 
 def test_hub_owned_placements_are_read_only_and_refusals_are_audited(demo_fleet, ops) -> None:

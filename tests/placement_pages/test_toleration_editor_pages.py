@@ -2,7 +2,6 @@
 save (redirect without htmx), errors under the fields, read-only for hub-owned placements; 403 for users
 with the view role alone, 404 for those without a role on a set bound to the placement's namespace."""
 
-
 import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
@@ -20,10 +19,17 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 # rows as a browser posts them: every field, blank ones empty
 GPU = {
-    "key": "nvidia.com/gpu", "operator": "Exists", "value": "", "effect": "NoSelect", "tolerationSeconds": ""
+    "key": "nvidia.com/gpu",
+    "operator": "Exists",
+    "value": "",
+    "effect": "NoSelect",
+    "tolerationSeconds": "",
 }
 UNREACHABLE = {
-    "key": "cluster.open-cluster-management.io/unreachable", "operator": "Exists", "value": "", "effect": "",
+    "key": "cluster.open-cluster-management.io/unreachable",
+    "operator": "Exists",
+    "value": "",
+    "effect": "",
     "tolerationSeconds": "600",
 }
 
@@ -76,22 +82,27 @@ def test_save_applies_and_redirects_without_htmx(ops_client: Client, gpu_copy) -
         {"key": UNREACHABLE["key"], "operator": "Exists", "tolerationSeconds": 600}
     ]
     assert AuditEntry.objects.get(action="placement.tolerations").actor_name == "ops"
-    html = ops_client.post(url(gpu_copy), rows_data("tolerations", [UNREACHABLE], initial=1, action="save"),
-                           **HTMX).content.decode()
+    html = ops_client.post(
+        url(gpu_copy), rows_data("tolerations", [UNREACHABLE], initial=1, action="save"), **HTMX
+    ).content.decode()
     assert "Saved; the placement was rescheduled." in html
 
 
 def test_invalid_rows_answer_400_with_upstream_messages(ops_client: Client, gpu_copy) -> None:
-    rows = [GPU, {**UNREACHABLE, "key": "", "operator": "Equal"}, {"key": "x", "operator": "Equal",
-                                                                  "effect": "", "tolerationSeconds": "soon"}]
+    rows = [
+        GPU,
+        {**UNREACHABLE, "key": "", "operator": "Equal"},
+        {"key": "x", "operator": "Equal", "effect": "", "tolerationSeconds": "soon"},
+    ]
     data = rows_data("tolerations", rows, initial=2, action="save")
     response = ops_client.post(url(gpu_copy), data, **HTMX)
     html = response.content.decode()
     assert response.status_code == 400
     assert 'id="tolerations-2-tolerationSeconds-errors"><li>Enter a whole number.' in html
     rows[2]["tolerationSeconds"] = ""
-    html = ops_client.post(url(gpu_copy), rows_data("tolerations", rows, initial=2, action="save"),
-                           **HTMX).content.decode()
+    html = ops_client.post(
+        url(gpu_copy), rows_data("tolerations", rows, initial=2, action="save"), **HTMX
+    ).content.decode()
     assert 'id="tolerations-1-errors"><li>If the key is empty, operator must be Exists.' in html
     gpu_copy.refresh_from_db()
     assert len(tolerations.current(gpu_copy)) == 2

@@ -27,8 +27,13 @@ def frontend(demo_fleet: None) -> Placement:
 def configurations(memory: int, addon: int) -> list[dict]:
     return [
         {"scoreCoordinate": {"type": "BuiltIn", "builtIn": MEMORY}, "weight": memory},
-        {"scoreCoordinate": {"type": "AddOn", "addOn": {"resourceName": "resource-usage-score",
-                                                        "scoreName": "cpuAvailable"}}, "weight": addon},
+        {
+            "scoreCoordinate": {
+                "type": "AddOn",
+                "addOn": {"resourceName": "resource-usage-score", "scoreName": "cpuAvailable"},
+            },
+            "weight": addon,
+        },
     ]
 
 
@@ -45,7 +50,8 @@ def test_the_diff_compares_the_new_selection_with_the_stored_decisions(frontend:
 
 def test_ranking_rows_carry_raw_scores_weighted_contributions_totals_and_ranks(frontend: Placement) -> None:
     answer = whatif.preview(
-        frontend, {"prioritizerPolicy": {"mode": "Additive", "configurations": configurations(-3, 7)}},
+        frontend,
+        {"prioritizerPolicy": {"mode": "Additive", "configurations": configurations(-3, 7)}},
         now=DEMO_NOW,
     )
     assert answer["weights"] == {"Balance": 1, "Steady": 1, MEMORY: -3, ADDON: 7}
@@ -97,14 +103,26 @@ def test_a_misconfigured_prioritizer_is_shown_as_upstream_shows_it_not_refused(f
 @pytest.mark.parametrize(
     ("override", "field", "reason"),
     [
-        ({"prioritizerPolicy": {"configurations": configurations(11, 1)}},
-         "spec.prioritizerPolicy.configurations[0].weight", "less than or equal to 10"),
-        ({"prioritizerPolicy": {"configurations": [{"scoreCoordinate": {"type": "Magic"}, "weight": 1}]}},
-         "spec.prioritizerPolicy.configurations[0].scoreCoordinate.type", "Magic"),
-        ({"prioritizerPolicy": {"configurations": [{"scoreCoordinate": {"type": "AddOn", "addOn": {}}}]}},
-         "spec.prioritizerPolicy.configurations[0].scoreCoordinate.addOn.resourceName", "Required"),
-        ({"tolerations": [{"key": "gpu", "operator": "Sometimes"}]},
-         "spec.tolerations[0].operator", "Sometimes"),
+        (
+            {"prioritizerPolicy": {"configurations": configurations(11, 1)}},
+            "spec.prioritizerPolicy.configurations[0].weight",
+            "less than or equal to 10",
+        ),
+        (
+            {"prioritizerPolicy": {"configurations": [{"scoreCoordinate": {"type": "Magic"}, "weight": 1}]}},
+            "spec.prioritizerPolicy.configurations[0].scoreCoordinate.type",
+            "Magic",
+        ),
+        (
+            {"prioritizerPolicy": {"configurations": [{"scoreCoordinate": {"type": "AddOn", "addOn": {}}}]}},
+            "spec.prioritizerPolicy.configurations[0].scoreCoordinate.addOn.resourceName",
+            "Required",
+        ),
+        (
+            {"tolerations": [{"key": "gpu", "operator": "Sometimes"}]},
+            "spec.tolerations[0].operator",
+            "Sometimes",
+        ),
         ({"tolerations": ["gpu"]}, "spec.tolerations[0]", "must be an object"),
         ({"numberOfClusters": -1}, "spec.numberOfClusters", "greater than or equal to 0"),
         ({"numberOfClusters": "three"}, "spec.numberOfClusters", "integer"),
@@ -156,8 +174,10 @@ def test_fleet_preferred_weights_and_number_of_clusters(demo_fleet: None) -> Non
 @pytest.mark.parametrize(
     ("override", "field"),
     [
-        ({"preferred": [{"index": 0, "weight": 101}]},
-         "spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight"),
+        (
+            {"preferred": [{"index": 0, "weight": 101}]},
+            "spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+        ),
         ({"preferred": [{"index": 7, "weight": 1}]}, "preferred[0].index"),
         ({"preferred": [{"index": 0, "weight": 1, "colour": "x"}]}, "preferred[0].colour"),
         ({"numberOfClusters": -2}, "spec.policy.numberOfClusters"),
@@ -177,7 +197,8 @@ def test_controls_read_weights_mode_count_and_tolerations_from_the_spec(demo_fle
     assert [(c["label"], c["weight"]) for c in controls["configurations"]] == [(MEMORY, 2), (ADDON, 1)]
     gpu = whatif.controls(Placement.objects.get(name="gpu-inference"))
     assert [t["label"] for t in gpu["tolerations"]] == [
-        "nvidia.com/gpu Exists:NoSelect", "cluster.open-cluster-management.io/unreachable Exists for 600s"
+        "nvidia.com/gpu Exists:NoSelect",
+        "cluster.open-cluster-management.io/unreachable Exists for 600s",
     ]
     fleet = whatif.controls(Placement.objects.get(name="web-app"))
     assert fleet["placementType"] == "PickN" and [t["weight"] for t in fleet["preferred"]] == [40, 20]

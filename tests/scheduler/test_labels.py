@@ -57,12 +57,21 @@ def test_describe_reads_like_kubectl() -> None:
 @pytest.mark.parametrize(
     ("raw", "field", "message"),
     [
-        ({"matchExpressions": [{"key": "a", "operator": "Foo"}]}, "s.matchExpressions[0].operator",
-         '"Foo" is not a valid label selector operator'),
-        ({"matchExpressions": [{"key": "a", "operator": "In"}]}, "s.matchExpressions[0].values",
-         "for 'In', 'NotIn' operators, values set can't be empty"),
-        ({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]},
-         "s.matchExpressions[0].values", "values set must be empty for 'Exists', 'DoesNotExist' operators"),
+        (
+            {"matchExpressions": [{"key": "a", "operator": "Foo"}]},
+            "s.matchExpressions[0].operator",
+            '"Foo" is not a valid label selector operator',
+        ),
+        (
+            {"matchExpressions": [{"key": "a", "operator": "In"}]},
+            "s.matchExpressions[0].values",
+            "for 'In', 'NotIn' operators, values set can't be empty",
+        ),
+        (
+            {"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]},
+            "s.matchExpressions[0].values",
+            "values set must be empty for 'Exists', 'DoesNotExist' operators",
+        ),
         ({"matchLabels": {"a": 1}}, "s.matchLabels.a", "must be a string"),
     ],
 )

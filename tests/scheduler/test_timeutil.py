@@ -9,8 +9,14 @@ from placement.scheduler.timeutil import DurationError, format_time, parse_go_du
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("90s", timedelta(seconds=90)), ("1h30m", timedelta(minutes=90)), ("0", timedelta(0)),
-     ("1.5h", timedelta(minutes=90)), ("250ms", timedelta(milliseconds=250)), ("-2m", timedelta(minutes=-2))],
+    [
+        ("90s", timedelta(seconds=90)),
+        ("1h30m", timedelta(minutes=90)),
+        ("0", timedelta(0)),
+        ("1.5h", timedelta(minutes=90)),
+        ("250ms", timedelta(milliseconds=250)),
+        ("-2m", timedelta(minutes=-2)),
+    ],
 )
 def test_parse_go_duration(text: str, expected: timedelta) -> None:
     assert parse_go_duration(text) == expected

@@ -20,7 +20,11 @@ def shop(tasks_in_process: None) -> Placement:
     frontend = Placement.objects.get(name="frontend")
     service.forget_snapshots()
     return service.create_placement(
-        kind="Placement", hub=frontend.hub, namespace="web", name="shop", spec=copy.deepcopy(frontend.spec),
+        kind="Placement",
+        hub=frontend.hub,
+        namespace="web",
+        name="shop",
+        spec=copy.deepcopy(frontend.spec),
         actor="test",
     )
 

@@ -45,7 +45,7 @@ def test_add_preview_and_save_a_taint(
     page.fill("#id_taints-2-key", "Not Valid")
     page.click("#taint-preview-button")
     page.wait_for_selector("#taints-2-key-errors")
-    assert "Invalid value: \"Not Valid\"" in page.inner_text("#taints-2-key-errors")
+    assert 'Invalid value: "Not Valid"' in page.inner_text("#taints-2-key-errors")
 
     page.check("#id_taints-2-DELETE")
     page.click("#taint-preview-button")

@@ -34,7 +34,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "-f", "--filename", action="append", required=True, dest="filenames", metavar="PATH",
+            "-f",
+            "--filename",
+            action="append",
+            required=True,
+            dest="filenames",
+            metavar="PATH",
             help=f"YAML/JSON file (multi-document), folder (read recursively) or {STDIN_PATH} for stdin; "
             "repeatable",
         )
@@ -42,7 +47,10 @@ class Command(BaseCommand):
             "--now", metavar="RFC3339", help="scheduling time, e.g. 2024-05-01T12:00:00Z (default: now, UTC)"
         )
         parser.add_argument(
-            "-o", "--output", default=DEFAULT_OUTPUT, metavar="|".join(RENDERERS),
+            "-o",
+            "--output",
+            default=DEFAULT_OUTPUT,
+            metavar="|".join(RENDERERS),
             help=f"output format: {', '.join(RENDERERS)} (default {DEFAULT_OUTPUT})",
         )
 
