@@ -164,6 +164,9 @@ down:
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	DEBUG=1 $(MANAGE) makemigrations --check --dry-run
 
 # Starts (or reuses) the project's own PostgreSQL and Redis; `make test` and `make up` then use them.
 services:
