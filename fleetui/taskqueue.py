@@ -20,7 +20,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from fleetui import listing
+from core import listing
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import QueryDict
 
-from fleetui.editors import RowFormSet
+from core.editors import RowFormSet
 from inventory import editing
 from inventory.models import ManagedCluster
 from placement.scheduler.labels import (

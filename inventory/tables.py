@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from django.db import models
 from django.urls import reverse
 
-from fleetui.listing import Column
+from core.listing import Column
 from inventory import audit
 from inventory.models import AuditEntry
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from fleetui.celery import REDELIVER_IF_LOST
+from core.tasks import REDELIVER_IF_LOST
 from inventory import sync
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub, ManagedCluster, SyncRun

@@ -17,8 +17,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_filters import FilterSet
 
-from fleetui import listing
-from fleetui.editors import EditFailed, EditorPage, ListEditor, edit_rows, respond
+from core import listing
+from core.editors import EditFailed, EditorPage, ListEditor, edit_rows, respond
 from inventory import access, audit, editing, queries, roles, tables
 from inventory.filtersets import (
     AuditEntryFilterSet,

@@ -14,7 +14,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
-from fleetui.editors import RowFormSet
+from core.editors import RowFormSet
 from inventory import editing
 from inventory.models import Hub
 from placement import service, tolerations

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from fleetui.fields import CompressedJSONField
+from core.fields import CompressedJSONField
 from inventory.models import Hub
 from placement import summary
 

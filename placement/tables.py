@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Protocol, TypeVar, overload
 
-from fleetui.listing import Column
+from core.listing import Column
 from placement.scheduler import columns as cluster_columns
 from placement.scheduler.timeutil import DurationError, format_time, parse_go_duration, parse_time
 from placement.summary import FLEET_CRP

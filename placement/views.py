@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from fleetui import listing
-from fleetui.editors import EditorPage, ListEditor, edit_rows, respond
+from core import listing
+from core.editors import EditorPage, ListEditor, edit_rows, respond
 from inventory import audit
 from inventory import tables as inventory_tables
 from placement import (

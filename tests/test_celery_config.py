@@ -12,7 +12,7 @@ import inventory.tasks  # noqa: F401 - registers the tasks
 import placement.tasks  # noqa: F401
 from fleetui.celery import app
 
-# Safe to run twice (see fleetui.celery.REDELIVER_IF_LOST); each is redelivered if its worker dies.
+# Safe to run twice (see core.tasks.REDELIVER_IF_LOST); each is redelivered if its worker dies.
 REDELIVERED = {
     "inventory.tasks.sync_hub",
     "placement.tasks.reschedule_placement",

@@ -18,7 +18,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from fleetui import listing
+from core import listing
 from inventory import editing, filtersets, queries, roles
 from inventory.api import serializers as api
 from inventory.hubclient import HubError

@@ -1,9 +1,9 @@
-"""The stored explanation moves from jsonb to zlib-compressed JSON bytes (fleetui.fields.CompressedJSONField):
+"""The stored explanation moves from jsonb to zlib-compressed JSON bytes (core.fields.CompressedJSONField):
 writing 0.5 MB of jsonb per placement was most of a full reschedule's database time at 10k clusters."""
 
 from django.db import migrations
 
-import fleetui.fields
+import core.fields
 
 BATCH = 200
 
@@ -30,7 +30,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="placement",
             name="packed_explanation",
-            field=fleetui.fields.CompressedJSONField(blank=True, default=dict),
+            field=core.fields.CompressedJSONField(blank=True, default=dict),
         ),
         migrations.RunPython(
             copy_explanation("explanation", "packed_explanation"),

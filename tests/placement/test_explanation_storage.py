@@ -1,4 +1,4 @@
-"""The stored explanation is JSON kept zlib-compressed (fleetui.fields.CompressedJSONField): it reads back
+"""The stored explanation is JSON kept zlib-compressed (core.fields.CompressedJSONField): it reads back
 as it was written, takes a fraction of its JSON size, and migration 0006 carries existing rows over."""
 
 import json

@@ -16,7 +16,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
-from fleetui import listing
+from core import listing
 
 _ROW_PATH = re.compile(r"^(?P<list>.+)\[(?P<index>\d+)\](?:\.(?P<field>\w+))?$")
 
