@@ -79,9 +79,11 @@ class Document:
     def where(self) -> str:
         return f"{self.source}: document {self.number}"
 
+    # The body is decoded JSON, so its values are Any: these read the fields `shape_problems` checks.
     @property
     def api_version(self) -> str:
-        return self.body["apiVersion"]
+        api_version: str = self.body["apiVersion"]
+        return api_version
 
     @property
     def group(self) -> str:
@@ -90,11 +92,13 @@ class Document:
 
     @property
     def kind(self) -> str:
-        return self.body["kind"]
+        kind: str = self.body["kind"]
+        return kind
 
     @property
     def name(self) -> str:
-        return self.body["metadata"]["name"]
+        name: str = self.body["metadata"]["name"]
+        return name
 
     @property
     def namespace(self) -> str:

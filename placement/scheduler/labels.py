@@ -229,7 +229,9 @@ _QUERY_EXISTS = re.compile(rf"^({_QUERY_KEY})$")
 
 def _split_query_terms(text: str) -> list[str]:
     """Split on commas that are not inside `( ... )` value sets."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "," and depth == 0:
             parts.append("".join(current))

@@ -115,10 +115,15 @@ def run_offline(documents: Sequence[Document], now: datetime) -> OfflineRun:
     )
     bindings = parsed.of_kind(Family.FLEET, "ClusterResourceBinding")
     reports = []
+    # each inventory exists exactly when there is a Placement or a CRP to schedule against it
     for item in parsed.objects:
-        if item.family is Family.OCM and item.document.kind == PLACEMENT:
+        if item.family is Family.OCM and item.document.kind == PLACEMENT and ocm_inventory is not None:
             reports.append(schedule_placement(item.value, ocm_inventory, now).to_report())
-        elif item.family is Family.FLEET and item.document.kind == CLUSTER_RESOURCE_PLACEMENT:
+        elif (
+            item.family is Family.FLEET
+            and item.document.kind == CLUSTER_RESOURCE_PLACEMENT
+            and fleet_inventory is not None
+        ):
             reports.append(_crp_report(item.value, fleet_inventory, bindings, now))
     return OfflineRun(tuple(reports), tuple(warnings))
 

@@ -50,6 +50,14 @@ def format_time(value: datetime | None) -> str | None:
     return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _run(pattern: re.Pattern[str], text: str, start: int = 0) -> str:
+    """The text `pattern` matches at `start`: `_DIGITS` and `_UNIT` match the empty string too, so
+    they always match."""
+    match = pattern.match(text, start)
+    assert match is not None
+    return match.group()
+
+
 def parse_go_duration(text: str) -> timedelta:
     """Go's `time.ParseDuration`: signed decimal numbers with units (`1h30m`, `1.5h`, `90s`, `0`).
 
@@ -63,15 +71,15 @@ def parse_go_duration(text: str) -> timedelta:
         raise DurationError(f"time: invalid duration {quoted}")
     total = 0
     while rest:
-        whole = _DIGITS.match(rest).group()
+        whole = _run(_DIGITS, rest)
         rest = rest[len(whole) :]
         fraction = ""
         if rest.startswith("."):
-            fraction = _DIGITS.match(rest, 1).group()
+            fraction = _run(_DIGITS, rest, 1)
             rest = rest[1 + len(fraction) :]
         if not whole and not fraction:
             raise DurationError(f"time: invalid duration {quoted}")
-        unit = _UNIT.match(rest).group()
+        unit = _run(_UNIT, rest)
         rest = rest[len(unit) :]
         if not unit:
             raise DurationError(f"time: missing unit in duration {quoted}")

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import yaml
+from yaml._yaml import CParser
 
 MAX_BYTES = 1024 * 1024
 MAX_DOCUMENTS = 1000
@@ -51,7 +52,7 @@ def holds_nul(value: Any) -> bool:
 
 
 class KubernetesYamlLoader(
-    yaml.composer.Composer, yaml.cyaml.CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver
+    yaml.composer.Composer, CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver
 ):
     """YAML as the apiserver reads it, without aliases and at most `MAX_DEPTH` levels deep.
 
@@ -60,37 +61,45 @@ class KubernetesYamlLoader(
     """
 
     def __init__(self, stream: str) -> None:
-        yaml.cyaml.CParser.__init__(self, stream)
+        CParser.__init__(self, stream)
         yaml.constructor.SafeConstructor.__init__(self)
         yaml.resolver.Resolver.__init__(self)
         yaml.composer.Composer.__init__(self)
         self.depth = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
-        event = self.peek_event()  # type: ignore[no-untyped-call]
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise yaml.composer.ComposerError(None, None, ALIAS_REFUSED, event.start_mark)
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()
+        # an alias event is a node event whose anchor names the node it repeats
+        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+            raise _refusal(ALIAS_REFUSED, event)
         if not isinstance(event, yaml.CollectionStartEvent):
-            return super().compose_node(parent, index)  # type: ignore[no-untyped-call, no-any-return]
+            return super().compose_node(parent, index)
         if self.depth >= MAX_DEPTH:
             problem = f"nested more than {MAX_DEPTH} levels deep"
-            raise yaml.composer.ComposerError(None, None, problem, event.start_mark)
+            raise _refusal(problem, event)
         self.depth += 1
         try:
-            return super().compose_node(parent, index)  # type: ignore[no-untyped-call, no-any-return]
+            return super().compose_node(parent, index)
         finally:
             self.depth -= 1
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if isinstance(key, str) and key in seen:
                 # upstream: sigs.k8s.io/yaml refuses duplicate keys ("key already set in map")
                 problem = f'duplicate key "{key}"'
                 raise yaml.constructor.ConstructorError(None, None, problem, key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+def _refusal(problem: str, event: yaml.Event) -> yaml.composer.ComposerError:
+    """The composer's error refusing `event`, marked where the event starts."""
+    # libyaml's events carry their own Mark class, which the error prints as it prints yaml.error.Mark;
+    # the stubs accept only the latter
+    return yaml.composer.ComposerError(None, None, problem, event.start_mark)  # type: ignore[arg-type]
 
 
 def _string_without_nul(loader: KubernetesYamlLoader, node: yaml.ScalarNode) -> str:
@@ -100,7 +109,8 @@ def _string_without_nul(loader: KubernetesYamlLoader, node: yaml.ScalarNode) -> 
     return value
 
 
-KubernetesYamlLoader.add_constructor("tag:yaml.org,2002:str", _string_without_nul)
+# the stubs accept constructors only for PyYAML's own loader classes; any loader class takes them
+KubernetesYamlLoader.add_constructor("tag:yaml.org,2002:str", _string_without_nul)  # type: ignore[type-var]
 
 # upstream decodes YAML into JSON, where an unquoted RFC 3339 time is a string, not a datetime
 KubernetesYamlLoader.yaml_implicit_resolvers = {
@@ -145,7 +155,8 @@ def yaml_documents(text: str) -> Iterator[Any | InputError]:
 
 def _yaml_chunks(text: str) -> Iterator[tuple[int, str]]:
     """Split a stream at `---` lines: (0-based line of the chunk's first line, chunk text)."""
-    first_line, lines = 0, []
+    first_line = 0
+    lines: list[str] = []
     for number, line in enumerate(text.splitlines(keepends=True)):
         if _DOCUMENT_START.match(line):
             yield first_line, "".join(lines)

@@ -45,7 +45,7 @@ def _expected_value(values: Sequence[str]) -> Fraction:
 
 def term_mask(inventory: FleetInventory, term: ClusterSelectorTerm, candidates: np.ndarray) -> np.ndarray:
     """Candidates matching one term: label selector AND every property expression (sorter ignored)."""
-    alive = candidates & inventory.selector_mask(term.label_selector)
+    alive: np.ndarray = candidates & inventory.selector_mask(term.label_selector)
     for requirement in term.property_selector:
         if not alive.any():
             break
@@ -82,7 +82,8 @@ def go_round(values: np.ndarray) -> np.ndarray:
     """Go's `math.Round`: half away from zero, exact (no `x + 0.5` float error)."""
     whole = np.trunc(values)
     fraction = values - whole  # exact in binary floating point
-    return whole + np.sign(values) * (np.abs(fraction) >= 0.5)
+    rounded: np.ndarray = whole + np.sign(values) * (np.abs(fraction) >= 0.5)
+    return rounded
 
 
 def interpolate_weights(values: np.ndarray, extremes: Extremes, weight: int, sort_order: str) -> np.ndarray:

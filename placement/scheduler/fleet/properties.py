@@ -192,7 +192,8 @@ class PropertyColumn:
         for index in np.flatnonzero(close):
             observed = self.exact(int(index))
             sign[index] = (observed > expected) - (observed < expected)
-        return candidates & _OPERATOR_TESTS[operator](sign)
+        matched: np.ndarray = candidates & _OPERATOR_TESTS[operator](sign)
+        return matched
 
     def extremes(self) -> Extremes | None:
         """Exact min/max over every cluster that has the property (first cluster wins a tie).

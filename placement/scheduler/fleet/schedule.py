@@ -10,7 +10,7 @@ the fixed point, updating domain counts incrementally.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -307,7 +307,7 @@ class _Run:
     # --- cross-reference ---------------------------------------------------------------------------
 
     def cross_reference(
-        self, picked: Sequence[int], scores: dict[int, ClusterScore | None]
+        self, picked: Sequence[int], scores: Mapping[int, ClusterScore | None]
     ) -> tuple[list[ClusterResourceBinding], list[ClusterResourceBinding], list[ClusterResourceBinding]]:
         """Upstream `crossReferencePickedClustersAndDeDupBindings`: (created, patched, unscheduled)."""
         names = self.inventory.names
@@ -528,7 +528,10 @@ _TOPOLOGY_STEP = np.int64(2**32)
 def _tuple_keys(
     indices: np.ndarray, topology: np.ndarray, affinity: np.ndarray, obsolete: np.ndarray
 ) -> np.ndarray:
-    return topology[indices] * _TOPOLOGY_STEP + affinity[indices].astype(np.int64) * 2 + obsolete[indices]
+    keys: np.ndarray = (
+        topology[indices] * _TOPOLOGY_STEP + affinity[indices].astype(np.int64) * 2 + obsolete[indices]
+    )
+    return keys
 
 
 def _ordered(

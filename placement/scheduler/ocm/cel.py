@@ -20,16 +20,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, TypeAlias
 
 import celpy
 import lark
 from celpy import celtypes
+from celpy.adapter import json_to_cel
+from celpy.celparser import CELParseError
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
 from placement.scheduler.quantity import QuantityError, approx_float, parse_quantity
 
 ScoresProvider = Callable[[str], list[dict[str, Any]]]
+# celpy's parse trees: grammar rules whose leaves are lark tokens
+CelTree: TypeAlias = lark.Tree[lark.Token]
 
 CLUSTER_VARIABLE = "managedCluster"
 # Evaluator steps (AST node visits) one cluster may spend over all its expressions.
@@ -126,11 +130,17 @@ def _unwrap(node: Any) -> Any:
     return node
 
 
-def _arguments(node: lark.Tree, index: int) -> list[Any]:
+def _arguments(node: CelTree, index: int) -> list[Any]:
     """The expressions of the optional `exprlist` child at `index`."""
-    if len(node.children) > index and isinstance(node.children[index], lark.Tree):
-        return list(node.children[index].children)
-    return []
+    child = node.children[index] if len(node.children) > index else None
+    return list(child.children) if isinstance(child, lark.Tree) else []
+
+
+def _name(node: CelTree, index: int) -> lark.Token:
+    """The name (an IDENT token, by the grammar) at `index` of an identifier, call or selection."""
+    child = node.children[index]
+    assert isinstance(child, lark.Token)
+    return child
 
 
 def _qualified_name(node: Any) -> str | None:
@@ -160,17 +170,17 @@ class _Checker:
         for child in node.children:
             self.check(child, scope)
 
-    def _check_ident(self, node: lark.Tree, scope: frozenset[str]) -> None:
-        token = node.children[0]
+    def _check_ident(self, node: CelTree, scope: frozenset[str]) -> None:
+        token = _name(node, 0)
         if token not in scope and token != CLUSTER_VARIABLE and token not in _TYPE_IDENTIFIERS:
             self.issues.append(_undeclared(token, str(token)))
 
-    def _check_dot_ident(self, node: lark.Tree, scope: frozenset[str]) -> None:
+    def _check_dot_ident(self, node: CelTree, scope: frozenset[str]) -> None:
         # a leading dot resolves from the root, so comprehension variables do not count
         self._check_ident(node, frozenset())
 
-    def _check_ident_arg(self, node: lark.Tree, scope: frozenset[str]) -> None:
-        token, arguments = node.children[0], _arguments(node, 1)
+    def _check_ident_arg(self, node: CelTree, scope: frozenset[str]) -> None:
+        token, arguments = _name(node, 0), _arguments(node, 1)
         if token == "has":
             self._check_has(token, arguments, scope)
             return
@@ -179,7 +189,7 @@ class _Checker:
         for argument in arguments:
             self.check(argument, scope)
 
-    def _check_dot_ident_arg(self, node: lark.Tree, scope: frozenset[str]) -> None:
+    def _check_dot_ident_arg(self, node: CelTree, scope: frozenset[str]) -> None:
         self._check_ident_arg(node, frozenset())
 
     def _check_has(self, token: lark.Token, arguments: list[Any], scope: frozenset[str]) -> None:
@@ -189,8 +199,8 @@ class _Checker:
             return
         self.check(selection, scope)
 
-    def _check_member_dot_arg(self, node: lark.Tree, scope: frozenset[str]) -> None:
-        receiver, token, arguments = node.children[0], node.children[1], _arguments(node, 2)
+    def _check_member_dot_arg(self, node: CelTree, scope: frozenset[str]) -> None:
+        receiver, token, arguments = node.children[0], _name(node, 1), _arguments(node, 2)
         macros = {**_COMPREHENSIONS, **_OPTIONAL_MACROS}
         if token in macros and len(arguments) in macros[token]:
             self._check_comprehension(receiver, arguments, scope)
@@ -218,7 +228,7 @@ class _Checker:
         for argument in arguments[1:]:
             self.check(argument, inner)
 
-    def _check_member_object(self, node: lark.Tree, scope: frozenset[str]) -> None:
+    def _check_member_object(self, node: CelTree, scope: frozenset[str]) -> None:
         # no message types are declared in the upstream environment
         name = _qualified_name(node.children[0]) or "?"
         meta = node.meta
@@ -227,11 +237,11 @@ class _Checker:
         )
 
 
-def _parse(expression: str) -> lark.Tree:
+def _parse(expression: str) -> CelTree:
     """Parse one expression, raising CelCompileError with cel-go-style syntax issues."""
     try:
         return _environment().compile(expression)
-    except celpy.CELParseError as exc:
+    except CELParseError as exc:
         line, column = exc.line or 1, max(exc.column or 1, 1)
         summary = str(exc.args[1] if len(exc.args) > 1 else exc).splitlines()[0]
         raise CelCompileError(_Issue(line, column, f"Syntax error: {summary}").display(expression)) from None
@@ -240,7 +250,7 @@ def _parse(expression: str) -> lark.Tree:
         raise CelCompileError(issue.display(expression)) from None
 
 
-def _compile_expression(expression: str) -> lark.Tree:
+def _compile_expression(expression: str) -> CelTree:
     tree = _parse(expression)
     checker = _Checker()
     checker.check(tree, frozenset())
@@ -267,7 +277,7 @@ def _plain_string(node: Any) -> str | None:
     return None
 
 
-def _cluster_fields(tree: lark.Tree) -> frozenset[str] | None:
+def _cluster_fields(tree: CelTree) -> frozenset[str] | None:
     """The top-level ManagedCluster fields an expression reads, or None when it may read any.
 
     Only those fields are converted to CEL values per cluster, which halves the evaluation cost.
@@ -380,7 +390,7 @@ def _sum(items: Sequence[Any]) -> Any:
 
 def _parse_json(text: str) -> Any:
     try:
-        return celpy.json_to_cel(json.loads(text))
+        return json_to_cel(json.loads(text))
     except (ValueError, TypeError) as exc:
         return _error(f"failed to parse JSON: {exc}")
 
@@ -471,7 +481,7 @@ def _scores_function(provider: ScoresProvider) -> Callable[[Any, Any], Any]:
         if not isinstance(resource_name, str):
             return _error("no such overload: scores")
         try:
-            return celpy.json_to_cel(provider(str(resource_name)))
+            return json_to_cel(provider(str(resource_name)))
         except LookupError as exc:
             # upstream: the lister's NotFound becomes a CEL error
             return _error(f"failed to get score: {exc}")
@@ -499,14 +509,14 @@ class _StepBudget:
 class _BudgetedEvaluator(Evaluator):
     """celpy's interpreter, charging one step per visited node (comprehension bodies included)."""
 
-    def __init__(self, ast: lark.Tree, activation: Activation, budget: _StepBudget) -> None:
+    def __init__(self, ast: CelTree, activation: Activation, budget: _StepBudget) -> None:
         super().__init__(ast, activation)
         self._budget = budget
 
-    def sub_evaluator(self, ast: lark.Tree) -> Evaluator:
+    def sub_evaluator(self, ast: CelTree) -> Evaluator:
         return _BudgetedEvaluator(ast, self.activation, self._budget)
 
-    def _visit_tree(self, tree: lark.Tree) -> Any:
+    def _visit_tree(self, tree: CelTree) -> Any:
         # lark routes `visit` and `visit_children` through here
         self._budget.spend()
         return super()._visit_tree(tree)
@@ -515,17 +525,18 @@ class _BudgetedEvaluator(Evaluator):
 class CelSelector:
     """The compiled `celExpressions` of one predicate; `matches` is the AND of all of them."""
 
-    def __init__(self, programs: tuple[lark.Tree, ...]) -> None:
+    def __init__(self, programs: tuple[CelTree, ...]) -> None:
         self._programs = programs
         fields = [_cluster_fields(program) for program in programs]
-        self._fields = None if None in fields else frozenset().union(*fields)
+        known = [field for field in fields if field is not None]
+        self._fields = frozenset[str]().union(*known) if len(known) == len(fields) else None
 
     def _cluster_value(self, cluster_object: Mapping[str, Any]) -> Any:
         if self._fields is None:
-            return celpy.json_to_cel(dict(cluster_object))
+            return json_to_cel(dict(cluster_object))
         return celtypes.MapType(
             {
-                celtypes.StringType(k): celpy.json_to_cel(cluster_object[k])
+                celtypes.StringType(k): json_to_cel(cluster_object[k])
                 for k in self._fields
                 if k in cluster_object
             }
@@ -549,7 +560,7 @@ class CelSelector:
         return all(self._evaluate(program, cluster, functions, budget) for program in self._programs)
 
     @staticmethod
-    def _evaluate(program: lark.Tree, cluster: Any, functions: dict[str, Any], budget: _StepBudget) -> bool:
+    def _evaluate(program: CelTree, cluster: Any, functions: dict[str, Any], budget: _StepBudget) -> bool:
         activation = Activation(annotations=_environment().annotations, functions=functions)
         evaluator = _BudgetedEvaluator(program, activation, budget)
         try:

@@ -147,7 +147,8 @@ class OcmScheduleResult:
 
     @cached_property
     def _stage_list(self) -> list[int]:
-        return self._stages.tolist()
+        stages: list[int] = self._stages.tolist()
+        return stages
 
     def _filtered_by(self, position: int) -> str | None:
         stage = self._stage_list[position]
@@ -156,13 +157,16 @@ class OcmScheduleResult:
             return None
         if stage == DELETING:
             return "is being deleted"
+        outcome = self.outcome
+        if outcome is None:  # without an outcome a cluster is either deleting or outside
+            return self._outside_reason()
         if stage == PREDICATE:
-            return predicate_reason(self.outcome.predicates, self.inventory, position)
+            return predicate_reason(outcome.predicates, self.inventory, position)
         if stage == TAINT:
             decided = cluster.name in self.inventory.decided_cluster_names(*self.placement.key)
             return untolerated_reason(cluster, self.placement.tolerations, decided, self.now)
         if stage == HALTED:
-            status = self.status or self.outcome.status
+            status = self.status or outcome.status
             return f"not scheduled: the placement is {status.code} ({status.plugin}:{status.message})"
         return self._outside_reason()
 
@@ -208,7 +212,8 @@ class OcmScheduleResult:
         Built from the scheduling arrays with `.tolist()`; a filter reason is computed only for the
         clusters that were not ranked.
         """
-        ranked = np.zeros(0, dtype=np.int64) if self.outcome is None else np.asarray(self.outcome.ranked)
+        outcome = self.outcome
+        ranked = np.zeros(0, dtype=np.int64) if outcome is None else np.asarray(outcome.ranked)
         unlisted = np.ones(self.inventory.size, dtype=bool)
         unlisted[ranked] = False
         outside = np.zeros(0, dtype=np.int64)
@@ -220,11 +225,12 @@ class OcmScheduleResult:
         count, missing = len(ranked), [None] * len(unranked)
         selected = min(self.number_of_selected_clusters, count)
         scores: dict[str, list[int | None]] = {}
-        if count:
+        # clusters are ranked only when the outcome scored them
+        if count and outcome is not None and outcome.scored is not None:
             offsets = np.full(self.inventory.size, -1, dtype=np.int64)
-            offsets[self.outcome.scored] = np.arange(len(self.outcome.scored))
+            offsets[outcome.scored] = np.arange(len(outcome.scored))
             at = offsets[ranked]
-            for result in self.outcome.scores:
+            for result in outcome.scores:
                 name, values, scored = result.prioritizer.name, result.values[at].tolist(), result.scored[at]
                 if name not in scores and scored.all():
                     scores[name] = values  # the common case: every ranked cluster has this score
@@ -241,7 +247,7 @@ class OcmScheduleResult:
             "filteredBy": [None] * count
             + [None if stages[p] == SCORED else self._filtered_by(p) for p in unranked.tolist()],
             "scores": {name: column + missing for name, column in scores.items()},
-            "total": (self.outcome.totals.tolist() if count else []) + missing,
+            "total": (outcome.totals.tolist() if count and outcome is not None else []) + missing,
             "rank": list(range(1, count + 1)) + missing,
         }
         return columns, outside

@@ -236,7 +236,8 @@ def _aggregate(messages: Sequence[str]) -> str:
 
 
 def _find(holder: Mapping[str, Any] | None, condition_type: str) -> dict[str, Any] | None:
-    for condition in (holder or {}).get("conditions") or ():
+    conditions: Sequence[dict[str, Any]] = (holder or {}).get("conditions") or ()
+    for condition in conditions:
         if condition.get("type") == condition_type:
             return condition
     return None
