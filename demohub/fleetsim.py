@@ -548,12 +548,15 @@ def _settled(binding: Mapping[str, Any]) -> bool:
 
 
 def _parent(binding: Mapping[str, Any]) -> str:
-    return (binding["metadata"].get("labels") or {}).get(CRP_TRACKING_LABEL, "")
+    parent: str = (binding["metadata"].get("labels") or {}).get(CRP_TRACKING_LABEL, "")
+    return parent
 
 
 def _request_run(request: Mapping[str, Any]) -> str:
     labels = request["metadata"].get("labels") or {}
-    return labels.get(TARGET_UPDATE_RUN_LABEL) or (request.get("spec") or {}).get("parentStageRollout", "")
+    spec = request.get("spec") or {}
+    run: str = labels.get(TARGET_UPDATE_RUN_LABEL) or spec.get("parentStageRollout", "")
+    return run
 
 
 # ---- seeding ------------------------------------------------------------------------------------

@@ -82,8 +82,7 @@ class DemoHub:
 
     @property
     def url(self) -> str:
-        host, port = self._running().server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{self._running().address}"
 
     def start(self) -> Self:
         """Bind and serve in a background thread; raises OSError when the port is taken."""

@@ -718,7 +718,8 @@ def fleet_objects(clusters: int, *, fleet: bool, seed: int, now: datetime) -> li
 
 
 def _is_placement_kind(obj: dict[str, Any]) -> bool:
-    return obj["apiVersion"].startswith(f"{FLEET_PLACEMENT_GROUP}/")
+    api_version: str = obj["apiVersion"]
+    return api_version.startswith(f"{FLEET_PLACEMENT_GROUP}/")
 
 
 def seed_store(store: Store, clusters: int, *, fleet: bool = False, seed: int = 0) -> dict[str, int]:

@@ -132,6 +132,8 @@ class HubServer(ThreadingHTTPServer):
     @property
     def address(self) -> str:
         host, port = self.server_address[:2]
+        # a TCP server's own host is a str; the stubs also allow the bytes a caller may bind to
+        assert isinstance(host, str)
         return f"{host}:{port}"
 
     def drop_watches(self) -> None:

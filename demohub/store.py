@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import builtins
 import copy
 import json
 import random
@@ -445,7 +446,7 @@ class Store:
 
     def _events_after(
         self, resource: Resource, position: int, stopped: Callable[[], bool], wait: float
-    ) -> tuple[list[Event], int]:
+    ) -> tuple[builtins.list[Event], int]:
         """Wait up to `wait` for writes past `position`; a position of -1 means it fell out of the log."""
         with self._changed:
             self._changed.wait_for(lambda: self._rv > position or stopped(), wait)
