@@ -83,7 +83,7 @@ def require_secret_key(configured: bool) -> None:
         raise ImproperlyConfigured(SECRET_KEY_REQUIRED)
 
 
-def database_config(url: str | None, sqlite_path: Path) -> dict[str, Any]:
+def database_config(url: str | None, sqlite_path: Path) -> dj_database_url.DBConfig:
     """Django DATABASES['default'] from DATABASE_URL, or a SQLite file at `sqlite_path` when unset."""
     if url is None:
         # The embedded default: one file, no server; the folder must exist before Django opens it.

@@ -8,6 +8,7 @@ import os
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
@@ -141,6 +142,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "fleetui.views.locked_out"
+AXES_HTTP_RESPONSE_CODE = 429
 # The log lines of failures and lockouts name the username and address (as the attempt rows do); the
 # password is always masked.
 AXES_SENSITIVE_PARAMETERS: list[str] = []
@@ -251,7 +253,7 @@ HUB_REQUEST_TIMEOUT = env_int("HUB_REQUEST_TIMEOUT", 60)
 # its worker: the next sync of the hub takes the lock over and marks that run failed.
 HUB_SYNC_LEASE_SECONDS = env_int("HUB_SYNC_LEASE_SECONDS", 120)
 # Periodic hub syncs: every 15 s beat enqueues the hubs whose own sync_interval_seconds has passed.
-CELERY_BEAT_SCHEDULE = {
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "sync-due-hubs": {"task": "inventory.tasks.sync_due_hubs", "schedule": 15.0},
     # Every placement re-evaluated every 10 minutes (PLACEMENT_RESYNC_SECONDS), as upstream's informer
     # resync re-queues them.
