@@ -46,6 +46,7 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
+from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
@@ -161,7 +162,7 @@ def measure(client: Client, url: str, repeat: int, headers: dict[str, str]) -> t
     return statistics.median(times), statistics.quantiles(times, n=20)[18], len(queries)
 
 
-def bench_user() -> object:
+def bench_user() -> User:
     """A user with the view role on `global` and `set-03`: sees every cluster and the placements of
     team-0..4, through the same role subqueries as any non-superuser."""
     user = get_user_model().objects.create_user("bench")
@@ -218,10 +219,11 @@ def seed_approvals(hub: Hub, runs: int, rng: random.Random) -> None:
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
-def _serve(database: str, workers: int) -> tuple[subprocess.Popen, str]:
+def _serve(database: str, workers: int) -> tuple[subprocess.Popen[bytes], str]:
     """gunicorn on a free loopback port, serving `database` on the server DATABASE_URL names."""
     port = _free_port()
     url = urlsplit(os.environ["DATABASE_URL"])

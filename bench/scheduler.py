@@ -23,16 +23,20 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from placement.scheduler.fleet.inventory import FleetInventory  # noqa: E402
-from placement.scheduler.fleet.manifests import parse_fleet_object  # noqa: E402
+from placement.scheduler.fleet.manifests import (  # noqa: E402
+    parse_cluster_resource_placement,
+    parse_member_cluster,
+)
 from placement.scheduler.fleet.schedule import schedule_crp  # noqa: E402
 from placement.scheduler.ocm.inventory import OcmInventory, epoch_micros  # noqa: E402
-from placement.scheduler.ocm.manifests import parse_ocm_object  # noqa: E402
+from placement.scheduler.ocm.manifests import parse_placement  # noqa: E402
 from placement.scheduler.ocm.schedule import schedule_placement  # noqa: E402
 from placement.scheduler.ocm.types import (  # noqa: E402
     CLUSTER_SET_LABEL,
@@ -155,7 +159,7 @@ def ocm_bare_numpy(inventory: OcmInventory) -> Callable[[], np.ndarray]:
 
 def bench_ocm(size: int, repeat: int) -> tuple[float, float, float]:
     inventory = ocm_inventory(size, random.Random(size))
-    placement = parse_ocm_object(OCM_PLACEMENT, print)
+    placement = parse_placement(OCM_PLACEMENT, print)
     return paired_ms(lambda: schedule_placement(placement, inventory, NOW), ocm_bare_numpy(inventory), repeat)
 
 
@@ -165,7 +169,7 @@ NODE_COUNT = "kubernetes-fleet.io/node-count"
 CORE_COST = "kubernetes.azure.com/per-cpu-core-cost"
 
 
-def member_cluster(name: str, rng: random.Random) -> dict:
+def member_cluster(name: str, rng: random.Random) -> dict[str, Any]:
     heartbeat = (NOW - timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
     joined = {"type": "Joined", "status": "True", "lastTransitionTime": "2026-11-01T00:00:00Z"}
     healthy = {"type": "Healthy", "status": "True", "lastTransitionTime": "2026-11-01T00:00:00Z"}
@@ -255,10 +259,12 @@ def fleet_bare_numpy(inventory: FleetInventory, picks: int) -> Callable[[], list
 def bench_fleet(size: int, repeat: int) -> tuple[float, float, float]:
     rng = random.Random(size)
     inventory = FleetInventory(
-        [parse_fleet_object(member_cluster(f"member-{i:05d}", rng), print) for i in range(size)]
+        [parse_member_cluster(member_cluster(f"member-{i:05d}", rng)) for i in range(size)]
     )
-    crp = parse_fleet_object(FLEET_PLACEMENT, print)
-    bare = fleet_bare_numpy(inventory, crp.policy.number_of_clusters)
+    crp = parse_cluster_resource_placement(FLEET_PLACEMENT, print)
+    picks = crp.policy.number_of_clusters
+    assert picks is not None, "the benchmark placement is a PickN with numberOfClusters"
+    bare = fleet_bare_numpy(inventory, picks)
     return paired_ms(lambda: schedule_crp(crp, inventory, (), NOW), bare, repeat)
 
 

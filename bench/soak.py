@@ -199,7 +199,11 @@ def reset_services(env: dict[str, str]) -> None:
     from psycopg import sql
 
     config = dj_database_url.parse(env["DATABASE_URL"])
-    params = {"host": config["HOST"], "port": config["PORT"] or 5432, "user": config["USER"] or "postgres"}
+    params: dict[str, Any] = {
+        "host": config["HOST"],
+        "port": config["PORT"] or 5432,
+        "user": config["USER"] or "postgres",
+    }
     if config["PASSWORD"]:
         params["password"] = config["PASSWORD"]
     with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
@@ -213,7 +217,8 @@ def reset_services(env: dict[str, str]) -> None:
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((LOOPBACK, 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 class Processes:

@@ -17,6 +17,7 @@ import argparse
 import random
 import statistics
 import time
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -27,8 +28,8 @@ from inventory.models import Hub
 from placement.models import Owner, Placement
 
 
-def prioritizers(cpu: int, memory: int) -> dict:
-    def config(name: str, weight: int) -> dict:
+def prioritizers(cpu: int, memory: int) -> dict[str, Any]:
+    def config(name: str, weight: int) -> dict[str, Any]:
         return {"scoreCoordinate": {"type": "BuiltIn", "builtIn": name}, "weight": weight}
 
     return {
