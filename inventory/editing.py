@@ -244,7 +244,7 @@ def _ocm_candidates(cluster: ManagedCluster) -> set[int]:
     parsed = {}
     for row in rows:
         try:
-            parsed[row.pk] = scheduler_inputs.placement(row)
+            parsed[row.pk] = service.parse_ocm(row)
         except ManifestError:
             continue  # a spec the scheduler cannot read decides nothing
     keys = {key for b in bindings for key in triggers.placements_affected_by_binding(b, parsed.values())}

@@ -7,7 +7,6 @@ Each function rebuilds the Kubernetes object a row mirrors and parses it exactly
 from typing import Any
 
 from inventory.models import AddOnPlacementScore, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
-from placement.models import Placement
 from placement.scheduler.fleet.manifests import parse_member_cluster
 from placement.scheduler.fleet.types import MemberCluster
 from placement.scheduler.ocm import manifests as ocm
@@ -84,15 +83,3 @@ def add_on_score(row: AddOnPlacementScore) -> types.AddOnPlacementScore:
         status["validUntil"] = format_time(row.valid_until)
     doc = _object(f"{OCM}/v1alpha1", "AddOnPlacementScore", row.name, row.namespace, status=status)
     return ocm.parse_add_on_placement_score(doc, _ignore)
-
-
-def placement(row: Placement) -> types.Placement:
-    doc = _object(
-        f"{OCM}/v1beta1",
-        "Placement",
-        row.name,
-        row.namespace,
-        metadata={"labels": row.labels, "annotations": row.annotations},
-        spec=row.spec,
-    )
-    return ocm.parse_placement(doc, _ignore)

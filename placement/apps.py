@@ -6,10 +6,10 @@ class PlacementConfig(AppConfig):
     verbose_name = "Placements"
 
     def ready(self) -> None:
-        from inventory import changes
+        from inventory import signals
         from placement import tasks
 
         # hub syncs and watches re-queue the placements the upstream trigger chain names: recorded as
         # owed with the change, queued once it is committed
-        changes.register_recorder(tasks.record_hub_changes)
-        changes.register(tasks.on_hub_changes)
+        signals.hub_changes_recorded.connect(tasks.record_hub_changes)
+        signals.hub_changed.connect(tasks.on_hub_changes)

@@ -58,7 +58,7 @@ from placement.scheduler.fleet.schedule import schedule_crp
 from placement.scheduler.ocm import types as ocm
 from placement.scheduler.ocm.decisions import CREATE, DELETE, PATCH_LABELS, PATCH_STATUS
 from placement.scheduler.ocm.inventory import OcmInventory
-from placement.scheduler.ocm.manifests import parse_ocm_object
+from placement.scheduler.ocm.manifests import parse_ocm_object, parse_placement
 from placement.scheduler.ocm.report import OcmScheduleResult
 from placement.scheduler.ocm.schedule import schedule_placement
 from placement.scheduler.ocm.status import set_condition
@@ -340,6 +340,12 @@ def parse(
     """The scheduler's view of the placement; raises ManifestError(field, message) as admission would."""
     doc = manifest(placement, spec)
     return parse_ocm_object(doc, _ignore) if placement.is_ocm else parse_fleet_object(doc, _ignore)
+
+
+def parse_ocm(placement: Placement) -> ocm.Placement:
+    """The scheduler's view of an OCM Placement as stored, for the trigger chain's rules; raises what the
+    Placement parser raises."""
+    return parse_placement(manifest(placement), _ignore)
 
 
 def _now(now: datetime | None) -> datetime:

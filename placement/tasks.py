@@ -21,6 +21,7 @@ from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub
 from placement import service
 from placement.models import Owner, Placement
+from placement.requeue import requeued
 
 if TYPE_CHECKING:
     from inventory.changes import Change
@@ -270,16 +271,19 @@ def describe(changes: HubChanges) -> str:
     texts += ["cluster set changed"] * bool(changes.cluster_sets)
     texts += ["cluster set binding changed"] * bool(changes.bindings)
     texts += ["add-on score changed"] * bool(changes.add_on_scores)
-    if not texts and (changes.placements or changes.cluster_resource_placements):
+    if not texts and requeued(changes):
         texts.append("placement or decisions changed on the hub")
     return ", ".join(dict.fromkeys(texts))[:200]
 
 
 def affected(changes: HubChanges) -> list[int]:
     """Ids of the hub's placements the change re-queues."""
+    requeue = requeued(changes)
+    if not requeue:
+        return []
     placements = Placement.objects.filter(hub_id=changes.hub_id)
-    ocm_keys = changes.placements
-    crp_names = changes.cluster_resource_placements
+    ocm_keys = requeue.placements
+    crp_names = requeue.cluster_resource_placements
     return [
         pk
         for pk, kind, namespace, name in placements.values_list("pk", "kind", "namespace", "name")
@@ -287,19 +291,22 @@ def affected(changes: HubChanges) -> list[int]:
     ]
 
 
-def record_hub_changes(changes: HubChanges) -> None:
-    """The inventory change recorder, in the transaction that writes the hub's rows: mark the hub's
+def record_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None:
+    """Receiver of `hub_changes_recorded`, in the transaction that writes the hub's rows: mark the hub's
     snapshot stale and the affected placements pending, so the reschedules are owed even if queueing
-    them after the commit fails."""
-    service.invalidate_snapshot(changes.hub_id)
-    if ids := affected(changes):
-        mark_pending(ids, describe(changes))
+    them after the commit fails. A change of rows that are no scheduler input and re-queue nothing (a
+    rollout's) leaves both alone."""
+    if not (hub_changes.inputs_changed() or requeued(hub_changes)):
+        return
+    service.invalidate_snapshot(hub_changes.hub_id)
+    if ids := affected(hub_changes):
+        mark_pending(ids, describe(hub_changes))
 
 
-def on_hub_changes(changes: HubChanges) -> None:
-    """The inventory change listener, once the rows are committed: queue the affected placements."""
-    if ids := affected(changes):
-        request_reschedule(ids, describe(changes))
+def on_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None:
+    """Receiver of `hub_changed`, once the rows are committed: queue the affected placements."""
+    if ids := affected(hub_changes):
+        request_reschedule(ids, describe(hub_changes))
 
 
 # --- staged update runs (placement.rollouts) ---------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The change hook: listeners hear what a sync changed and which placements the trigger chain re-queues."""
+"""The change hook: receivers of `hub_changed` hear what a sync changed, and placement works out from it
+which placements the trigger chain re-queues."""
 
 from collections.abc import Iterator
 
@@ -7,7 +8,9 @@ import pytest
 from demohub import DemoHub
 from inventory import changes
 from inventory.models import Hub, SyncRun
+from inventory.signals import hub_changed
 from inventory.sync import sync_hub
+from placement.requeue import requeued
 from tests.factories import synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
@@ -23,9 +26,13 @@ def hub(demo_hub: DemoHub) -> Hub:
 @pytest.fixture
 def heard() -> Iterator[list[changes.HubChanges]]:
     received: list[changes.HubChanges] = []
-    changes.register(received.append)
+
+    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
+        received.append(hub_changes)
+
+    hub_changed.connect(listener)
     yield received
-    changes.unregister(received.append)
+    hub_changed.disconnect(listener)
 
 
 def test_a_cluster_moving_sets_requeues_placements_of_old_and_new_sets(demo_hub, hub, heard) -> None:
@@ -37,12 +44,12 @@ def test_a_cluster_moving_sets_requeues_placements_of_old_and_new_sets(demo_hub,
     (change,) = hub_changes.clusters
     assert change.old.labels[SET_LABEL] == "development" and change.new.labels[SET_LABEL] == "staging"
     # development/staging -> apps-dev/dev-sandbox; global, europe -> argocd/guestbook; gpu -> gpu-training
-    assert hub_changes.placements == {
+    assert requeued(hub_changes).placements == {
         ("apps-dev", "dev-sandbox"),
         ("argocd", "guestbook"),
         ("apps-prod", "gpu-training"),
     }
-    assert hub_changes.cluster_resource_placements == set()
+    assert requeued(hub_changes).cluster_resource_placements == set()
 
 
 def test_an_add_on_score_requeues_placements_weighting_it(demo_hub, hub, heard) -> None:
@@ -58,7 +65,7 @@ def test_an_add_on_score_requeues_placements_weighting_it(demo_hub, hub, heard) 
 
     (hub_changes,) = heard
     assert [c.new.namespace for c in hub_changes.add_on_scores] == [CLUSTER]
-    assert hub_changes.placements == {("apps-prod", "web-frontend")}
+    assert requeued(hub_changes).placements == {("apps-prod", "web-frontend")}
 
 
 def test_a_deleted_binding_requeues_its_namespace_placements(demo_hub, hub, heard) -> None:
@@ -70,7 +77,7 @@ def test_a_deleted_binding_requeues_its_namespace_placements(demo_hub, hub, hear
     assert [(c.old.namespace, c.old.name, c.new) for c in hub_changes.bindings] == [
         ("apps-dev", "staging", None)
     ]
-    assert hub_changes.placements == {("apps-dev", "dev-sandbox")}
+    assert requeued(hub_changes).placements == {("apps-dev", "dev-sandbox")}
 
 
 def test_a_member_cluster_change_requeues_every_cluster_resource_placement(demo_hub, hub, heard) -> None:
@@ -81,19 +88,21 @@ def test_a_member_cluster_change_requeues_every_cluster_resource_placement(demo_
 
     (hub_changes,) = heard
     assert [c.new.labels["tier"] for c in hub_changes.member_clusters] == ["gold"]
-    assert hub_changes.cluster_resource_placements == set(demo_hub.store.names("ClusterResourcePlacement"))
-    assert hub_changes.placements == set()
+    requeue = requeued(hub_changes)
+    assert requeue.cluster_resource_placements == set(demo_hub.store.names("ClusterResourcePlacement"))
+    assert requeue.placements == set()
 
 
 def test_nothing_changed_notifies_nobody_and_a_failing_listener_stops_nothing(hub, heard) -> None:
-    def broken(hub_changes: changes.HubChanges) -> None:
+    def broken(hub_changes: changes.HubChanges, **_: object) -> None:
         raise RuntimeError("listener bug")
 
-    changes.register(broken)
+    hub_changed.connect(broken)
+    sent = changes.HubChanges(hub.pk, clusters=[changes.Change(None, None)])
     try:
         assert sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC).state == SyncRun.State.SUCCEEDED
         assert heard == []
-        changes.notify(changes.HubChanges(hub.pk, placements={("ns", "p")}))
+        changes.notify(sent)
     finally:
-        changes.unregister(broken)
-    assert [c.placements for c in heard] == [{("ns", "p")}]
+        hub_changed.disconnect(broken)
+    assert heard == [sent]

@@ -14,6 +14,7 @@ from demohub import DemoHub
 from inventory import changes
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import ClusterSetMembership, Hub, ManagedCluster, SyncRun
+from inventory.signals import hub_changed
 from inventory.watch import HubWatcher
 from tests.factories import synced_demo_hub_row
 
@@ -39,15 +40,15 @@ def stop() -> Iterator[threading.Event]:
 def watch_until(hub: Hub, stop: threading.Event, done: Callable[[changes.HubChanges], bool]) -> None:
     """Watch ManagedClusters in this thread until a change listener says `done`."""
 
-    def listener(hub_changes: changes.HubChanges) -> None:
+    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
         if done(hub_changes):
             stop.set()
 
-    changes.register(listener)
+    hub_changed.connect(listener)
     try:
         HubWatcher(hub, stop, timeout_seconds=5).run_kind(CLUSTERS)
     finally:
-        changes.unregister(listener)
+        hub_changed.disconnect(listener)
 
 
 def later(seconds: float, action: Callable[[], object]) -> None:

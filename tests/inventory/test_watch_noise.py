@@ -16,6 +16,7 @@ from demohub import Clock, DemoHub
 from inventory import changes
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub, ManagedCluster
+from inventory.signals import hub_changed
 from inventory.watch import HubWatcher
 from placement import service
 from placement.models import HubInventoryVersion, Placement
@@ -49,19 +50,19 @@ def watch_until_labelled(hub: Hub, kind: str, name: str) -> list[changes.HubChan
     stop = threading.Event()
     safety = threading.Timer(15, stop.set)
 
-    def listener(hub_changes: changes.HubChanges) -> None:
+    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
         heard.append(hub_changes)
         views: list[changes.Change] = [*hub_changes.clusters, *hub_changes.member_clusters]
         if any(c.new and c.new.name == name and c.new.labels.get("tier") == "gold" for c in views):
             stop.set()
 
-    changes.register(listener)
+    hub_changed.connect(listener)
     safety.start()
     try:
         HubWatcher(hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME[kind])
     finally:
         safety.cancel()
-        changes.unregister(listener)
+        hub_changed.disconnect(listener)
     return heard
 
 

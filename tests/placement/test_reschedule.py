@@ -12,9 +12,11 @@ from demohub import DemoHub
 from inventory import changes
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub
+from inventory.signals import hub_changed
 from inventory.watch import HubWatcher
 from placement import service, tasks
 from placement.models import Placement
+from placement.requeue import requeued
 from tests.factories import placement_role, synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +45,12 @@ def test_a_label_change_on_the_hub_reschedules_the_placement(demo_hub: DemoHub) 
     stop = threading.Event()
     safety = threading.Timer(15, stop.set)
     safety.start()
-    changes.register(lambda c: stop.set() if c.placements else None)
+
+    def stop_once_requeued(hub_changes: changes.HubChanges, **_: object) -> None:
+        if requeued(hub_changes).placements:
+            stop.set()
+
+    hub_changed.connect(stop_once_requeued)
     threading.Timer(
         0.3, demo_hub.store.patch, ("ManagedCluster", name, {"metadata": {"labels": {"tier": "gold"}}})
     ).start()
@@ -53,7 +60,7 @@ def test_a_label_change_on_the_hub_reschedules_the_placement(demo_hub: DemoHub) 
         HubWatcher(hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME["ManagedCluster"])
     finally:
         safety.cancel()
-        changes._listeners[:] = [tasks.on_hub_changes]
+        hub_changed.disconnect(stop_once_requeued)
     assert time.monotonic() - started < 5
     assert [d["clusterName"] for d in placement.decisions.get().decisions] == [name]
     change = placement.history.first()

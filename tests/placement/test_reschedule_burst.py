@@ -8,6 +8,7 @@ import pytest
 from demohub import DemoHub
 from inventory import changes
 from inventory.hubclient import KINDS_BY_NAME
+from inventory.signals import hub_changed
 from inventory.watch import HubWatcher
 from placement import service
 from placement.models import Placement
@@ -35,17 +36,17 @@ def test_a_burst_of_50_label_changes_reschedules_the_placement_once_or_twice(
     stop = threading.Event()
     safety = threading.Timer(15, stop.set)
 
-    def last_heard(hub_changes: changes.HubChanges) -> None:
+    def last_heard(hub_changes: changes.HubChanges, **_: object) -> None:
         if any(c.new and c.new.labels.get("burst") == str(BURST - 1) for c in hub_changes.clusters):
             stop.set()
 
-    changes.register(last_heard)
+    hub_changed.connect(last_heard)
     safety.start()
     try:
         HubWatcher(hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME["ManagedCluster"])
     finally:
         safety.cancel()
-        changes.unregister(last_heard)
+        hub_changed.disconnect(last_heard)
 
     assert 1 <= reschedules.count(placement.pk) <= 2
     # the last run saw the burst's end: the decisions are what the scheduler decides now

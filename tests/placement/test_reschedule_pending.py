@@ -10,6 +10,7 @@ from django.utils import timezone
 from demohub import DemoHub
 from inventory import changes
 from inventory.hubclient import KINDS_BY_NAME
+from inventory.signals import hub_changes_recorded
 from inventory.sync import apply_event
 from placement import service, tasks
 from placement.models import Placement
@@ -29,17 +30,17 @@ def test_a_hub_change_is_pending_until_its_run_succeeds(demo_hub: DemoHub) -> No
     demo_hub.store.patch("ManagedCluster", name, {"metadata": {"labels": {"tier": "gold"}}})
     seen: list[tuple] = []
 
-    def after_marking(hub_changes: changes.HubChanges) -> None:
+    def after_marking(hub_changes: changes.HubChanges, **_: object) -> None:
         row = Placement.objects.get(pk=placement.pk)
         seen.append((row.reschedule_pending_since is not None, row.reschedule_pending_trigger))
 
-    changes.register_recorder(after_marking)
+    hub_changes_recorded.connect(after_marking)
     try:
         apply_event(
             hub, KINDS_BY_NAME["ManagedCluster"], "MODIFIED", demo_hub.store.get("ManagedCluster", name)
         )
     finally:
-        changes.unregister_recorder(after_marking)
+        hub_changes_recorded.disconnect(after_marking)
 
     assert seen == [(True, "cluster label changed")]
     placement.refresh_from_db()
