@@ -10,9 +10,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import django_stubs_ext
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 from fleetui.env import database_config, env_bool, env_int, env_list, env_str, secret_key
+
+# Django's generic classes (ModelAdmin, ModelForm, BaseFormSet, model fields) take the type arguments
+# the type checker wants, e.g. `admin.ModelAdmin[Hub]`, only once patched to accept them at run time.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
