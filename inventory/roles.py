@@ -3,7 +3,9 @@
 Every page, API endpoint and command that acts for a user narrows its rows with `restrict`, which adds
 subqueries to the query it is given: a check costs one SQL statement at 10 rows and at 10,000, and the
 page's own query stays one query. Superusers pass everything; anonymous users nothing. Admin implies view.
-Every model a page or an endpoint reads has a rule in `RULES`; a model without one is refused.
+Every model a page or an endpoint reads has a rule in `RULES`; a model without one is refused. The
+rules of placements and what belongs to them are placement's (`placement.access`), registered here when
+that app is ready, on the building blocks below (`namespaced_access`, `populated_sets_of`).
 
 Two kinds of role, as Kubernetes grants them:
 - a role on a cluster set (ClusterSetRole, admin or view): the set's clusters, and `bind` on the set for
@@ -65,16 +67,6 @@ from inventory.models import (
     NamespaceRole,
     RejectedObject,
     SyncRun,
-)
-from placement.models import (
-    ApprovalRequest,
-    ClusterResourceBinding,
-    DecisionChange,
-    Placement,
-    PlacementDecision,
-    PlacementEvent,
-    StagedUpdateRun,
-    StagedUpdateStrategy,
 )
 
 Role = ClusterSetRole.Role
@@ -177,29 +169,18 @@ def _bindings_to(set_ids: QuerySet, hub: Any, namespace: Any) -> QuerySet[Manage
     )
 
 
-def _populated_sets_of(set_ids: QuerySet, hub: Any) -> QuerySet[ClusterSetMembership]:
+def populated_sets_of(set_ids: QuerySet, hub: Any) -> QuerySet[ClusterSetMembership]:
     """Members of the sets that are on `hub` (a value or an OuterRef)."""
     return ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids, cluster_set__hub_id=hub)
 
 
-def _ocm_placement_access(held: Held, hub: Any, namespace: Any) -> Q:
-    """Seeing an OCM Placement of `namespace`: a role in it or a viewed set bound to it; changing one:
-    edit in it, whatever sets are bound there."""
+def namespaced_access(held: Held, hub: Any, namespace: Any) -> Q:
+    """Seeing a namespaced placement object (an OCM Placement) of `namespace`: a role in it or a viewed
+    set bound to it; changing one: edit in it, whatever sets are bound there."""
     access = Q(held.in_namespace(PLACEMENT_LEVEL[held.action], hub, namespace))
     if held.action == VIEW:
         access |= Q(Exists(_bindings_to(held.sets, hub, namespace)))
     return access
-
-
-def _placement_rule(held: Held) -> Q:
-    ocm = _ocm_placement_access(held, OuterRef("hub_id"), OuterRef("namespace"))
-    fleet = Q(Exists(_populated_sets_of(held.sets, OuterRef("hub_id"))))
-    return Q(ocm, kind=Placement.Kind.PLACEMENT) | Q(fleet, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
-
-
-def _through_placement(path: str) -> Callable[[Held], Q]:
-    """Rows that belong to a placement (at `path`) are visible with it; rows without one to superusers."""
-    return lambda held: Q(**{f"{path}__in": Placement.objects.filter(_placement_rule(held))})
 
 
 def _binding_rule(held: Held) -> Q:
@@ -219,7 +200,9 @@ def _superusers_only(held: Held) -> Q:
     return Q(pk__in=[])
 
 
-RULES: dict[type[models.Model], Callable[[Held], Q | Exists]] = {
+# A rule: the condition on a model's rows that the roles a user holds for one action allow.
+Rule = Callable[[Held], Q | Exists]
+RULES: dict[type[models.Model], Rule] = {
     Hub: _hub_rule,
     SyncRun: _superusers_only,
     RejectedObject: _superusers_only,
@@ -230,16 +213,22 @@ RULES: dict[type[models.Model], Callable[[Held], Q | Exists]] = {
     ManagedCluster: lambda held: _own_membership(held.sets) | _covered_cluster(held.sets, "hub_id", "name"),
     AddOnPlacementScore: lambda held: _covered_cluster(held.sets, "hub_id", "namespace"),
     ManagedClusterSetBinding: _binding_rule,
-    Placement: _placement_rule,
-    PlacementDecision: _through_placement("placement"),
-    ClusterResourceBinding: _through_placement("placement"),
-    PlacementEvent: _through_placement("placement"),
-    DecisionChange: _through_placement("placement"),
-    StagedUpdateRun: _through_placement("placement"),
-    # cluster-scoped like a CRP, and what CRPs of its hub roll out with
-    StagedUpdateStrategy: lambda held: Exists(_populated_sets_of(held.sets, OuterRef("hub_id"))),
-    ApprovalRequest: _through_placement("run__placement"),
 }
+
+
+def register(model: type[models.Model], rule: Rule) -> None:
+    """The rule of a model of an app above inventory (placements and what belongs to them), registered
+    when that app is ready."""
+    RULES[model] = rule
+
+
+def decide(user: User, action: str, check: Callable[[Held], bool]) -> bool:
+    """`check` on the roles `user` holds for `action`, for an object that does not exist yet; superusers
+    pass and anonymous or inactive users fail without it."""
+    _granting(action)
+    if (known := _without_roles(user)) is not None:
+        return known
+    return check(Held(user, action))
 
 
 def restrict(queryset: QuerySet, user: User, action: str = VIEW) -> QuerySet:
@@ -304,19 +293,6 @@ def can_approve_stages(user: User, stages: Iterable[tuple[int, Iterable[str]]]) 
         all((hub_id, name) in covered for name in names) if names else hub_id in populated
         for hub_id, names in wanted
     ]
-
-
-def can_place(user: User, hub: Hub, kind: str, namespace: str = "", action: str = VIEW) -> bool:
-    """Whether `user` could see (action "view") or change ("admin") a placement of `kind` in `namespace`
-    on `hub` before it exists, e.g. to add one: the same rule as `restrict` on existing placements (OCM:
-    a role in the namespace or a viewed set bound to it; Fleet: a populated set of the hub); one query."""
-    _granting(action)
-    if (known := _without_roles(user)) is not None:
-        return known
-    held = Held(user, action)
-    if kind == Placement.Kind.PLACEMENT:
-        return Hub.objects.filter(_ocm_placement_access(held, hub.pk, namespace), pk=hub.pk).exists()
-    return _populated_sets_of(held.sets, hub.pk).exists()
 
 
 def places_anywhere(user: User) -> bool:

@@ -10,7 +10,8 @@ The cluster-set and namespace roles of `inventory.roles` decide, as the hub's RB
 Superusers may do everything. Commands (actors given as strings) act for whoever holds the shell.
 
 Each `can_*` is one query (none for superusers); `authorise` raises PermissionDenied with a sentence a
-page or the API shows as it is.
+page or the API shows as it is. The rules that narrow these models' rows (`visible`) are registered
+with `inventory.roles` by `register_rules` when the app is ready.
 """
 
 from collections.abc import Callable
@@ -19,12 +20,21 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest
 
 from inventory import audit, roles
 from inventory.models import Hub
-from placement.models import Placement, StagedUpdateRun
+from placement.models import (
+    ApprovalRequest,
+    ClusterResourceBinding,
+    DecisionChange,
+    Placement,
+    PlacementDecision,
+    PlacementEvent,
+    StagedUpdateRun,
+    StagedUpdateStrategy,
+)
 
 User = AbstractBaseUser | AnonymousUser
 Actor = AbstractBaseUser | str | None
@@ -41,6 +51,28 @@ ADMIN_NEEDED = (
     "Adding placements needs the edit role in a namespace or the admin role on a cluster set; "
     "runs and strategies the admin role on a cluster set."
 )
+
+
+def _placement_rule(held: roles.Held) -> Q:
+    ocm = roles.namespaced_access(held, OuterRef("hub_id"), OuterRef("namespace"))
+    fleet = Q(Exists(roles.populated_sets_of(held.sets, OuterRef("hub_id"))))
+    return Q(ocm, kind=Placement.Kind.PLACEMENT) | Q(fleet, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+
+
+def _through_placement(path: str) -> roles.Rule:
+    """Rows that belong to a placement (at `path`) are visible with it; rows without one to superusers."""
+    return lambda held: Q(**{f"{path}__in": Placement.objects.filter(_placement_rule(held))})
+
+
+def register_rules() -> None:
+    roles.register(Placement, _placement_rule)
+    for model in (PlacementDecision, ClusterResourceBinding, PlacementEvent, DecisionChange, StagedUpdateRun):
+        roles.register(model, _through_placement("placement"))
+    # cluster-scoped like a CRP, and what CRPs of its hub roll out with
+    roles.register(
+        StagedUpdateStrategy, lambda held: Exists(roles.populated_sets_of(held.sets, OuterRef("hub_id")))
+    )
+    roles.register(ApprovalRequest, _through_placement("run__placement"))
 
 
 def visible(queryset: QuerySet, user: User) -> QuerySet:
@@ -61,8 +93,21 @@ def can_change(user: User, placement: Placement) -> bool:
     return roles.allows(user, roles.ADMIN, placement)
 
 
+def can_place(user: User, hub: Hub, kind: str, namespace: str = "", action: str = roles.VIEW) -> bool:
+    """Whether `user` could see (action "view") or change ("admin") a placement of `kind` in `namespace`
+    on `hub` before it exists, e.g. to add one: the same rule as `visible` on existing placements (OCM:
+    a role in the namespace or a viewed set bound to it; Fleet: a populated set of the hub); one query."""
+
+    def check(held: roles.Held) -> bool:
+        if kind == Placement.Kind.PLACEMENT:
+            return Hub.objects.filter(roles.namespaced_access(held, hub.pk, namespace), pk=hub.pk).exists()
+        return roles.populated_sets_of(held.sets, hub.pk).exists()
+
+    return roles.decide(user, action, check)
+
+
 def can_add(user: User, hub: Hub, kind: str, namespace: str = "") -> bool:
-    return roles.can_place(user, hub, kind, namespace, action=roles.ADMIN)
+    return can_place(user, hub, kind, namespace, action=roles.ADMIN)
 
 
 def can_add_strategy(user: User, hub: Hub) -> bool:

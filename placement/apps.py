@@ -7,7 +7,10 @@ class PlacementConfig(AppConfig):
 
     def ready(self) -> None:
         from inventory import signals
-        from placement import tasks
+        from placement import access, tasks
+
+        # the role rules of placements and what belongs to them, beside inventory's own
+        access.register_rules()
 
         # hub syncs and watches re-queue the placements the upstream trigger chain names: recorded as
         # owed with the change, queued once it is committed

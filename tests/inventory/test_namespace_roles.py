@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from inventory import roles
 from inventory.models import AuditEntry, ClusterSetRole, Hub, NamespaceRole
+from placement import access
 from placement.models import Placement
 from tests.factories import (
     ClusterSetRoleFactory,
@@ -54,8 +55,8 @@ def test_a_namespace_role_shows_and_changes_its_placements_only(east: Hub, role,
     # a namespace role shows the namespace's bindings, not the clusters of the sets bound there
     assert roles.restrict(east.managedclustersetbindings.all(), user).count() == 1
     assert not roles.restrict(east.managedclusters.all(), user).exists()
-    assert roles.can_place(user, east, Placement.Kind.PLACEMENT, "web", roles.ADMIN) is changes
-    assert not roles.can_place(user, east, Placement.Kind.PLACEMENT, "ops", roles.ADMIN)
+    assert access.can_place(user, east, Placement.Kind.PLACEMENT, "web", roles.ADMIN) is changes
+    assert not access.can_place(user, east, Placement.Kind.PLACEMENT, "ops", roles.ADMIN)
 
 
 def test_binding_needs_the_set_admin_and_the_namespace_admin(east: Hub) -> None:

@@ -13,6 +13,7 @@ from inventory.models import (
     ManagedClusterSetBinding,
     NamespaceRole,
 )
+from placement import access
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -147,9 +148,9 @@ def test_what_belongs_to_a_placement_is_visible_with_it(fleet) -> None:
     ],
 )
 def test_can_place_follows_the_placement_rule(fleet, kind, hub, namespace, visible) -> None:
-    assert roles.can_place(fleet["viewer"], fleet[hub], kind, namespace) is visible
-    assert not roles.can_place(fleet["viewer"], fleet[hub], kind, namespace, ADMIN)
-    assert roles.can_place(UserFactory(is_superuser=True), fleet[hub], kind, namespace)
+    assert access.can_place(fleet["viewer"], fleet[hub], kind, namespace) is visible
+    assert not access.can_place(fleet["viewer"], fleet[hub], kind, namespace, ADMIN)
+    assert access.can_place(UserFactory(is_superuser=True), fleet[hub], kind, namespace)
 
 
 def seed_rows(fleet: dict, count: int) -> None:
