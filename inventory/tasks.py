@@ -95,7 +95,9 @@ def run_locked_sync(hub_id: int, trigger: str) -> SyncRun | None:
     retry_backoff_max=300,
     max_retries=5,
 )
-def sync_hub(self: Task, hub_id: int, trigger: str = SyncRun.Trigger.PERIODIC) -> dict[str, object]:
+def sync_hub(
+    self: Task[..., dict[str, object]], hub_id: int, trigger: str = SyncRun.Trigger.PERIODIC
+) -> dict[str, object]:
     """Sync one hub; answers {"state": succeeded|failed|skipped|gone, "sync_run": id}."""
     if not Hub.objects.filter(pk=hub_id).exists():
         return {"state": "gone", "sync_run": None}
