@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.forms.formsets import DELETION_FIELD_NAME
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
@@ -21,7 +22,7 @@ from core import listing
 _ROW_PATH = re.compile(r"^(?P<list>.+)\[(?P<index>\d+)\](?:\.(?P<field>\w+))?$")
 
 
-class RowFormSet(forms.BaseFormSet):
+class RowFormSet(forms.BaseFormSet[forms.Form]):
     """The rows of a list editor; `path` is the list's field path in the domain's errors.
 
     `rows()` are the rows to keep, as the domain takes them: deleted rows and untouched blank rows are
@@ -37,13 +38,17 @@ class RowFormSet(forms.BaseFormSet):
         return [
             form
             for index, form in enumerate(self.forms)
-            if not (self.can_delete and self._should_delete_form(form))
+            if not (self.can_delete and form.cleaned_data.get(DELETION_FIELD_NAME, False))
             and (index < initial or form.has_changed())
         ]
 
     def row(self, data: dict[str, Any]) -> dict[str, Any]:
         """One kept form's cleaned data as the domain's entry (blank fields left out)."""
-        return {name: value for name, value in data.items() if name != "DELETE" and value not in ("", None)}
+        return {
+            name: value
+            for name, value in data.items()
+            if name != DELETION_FIELD_NAME and value not in ("", None)
+        }
 
     def rows(self) -> list[dict[str, Any]]:
         return [self.row(form.cleaned_data) for form in self.kept_forms()]
@@ -66,8 +71,9 @@ class RowFormSet(forms.BaseFormSet):
         """The submitted rows and one blank row more (the editor's Add button)."""
         data = data.copy()
         total = f"{prefix}-TOTAL_FORMS"
-        if data.get(total, "").isdigit():
-            data[total] = str(int(data[total]) + 1)
+        count = data.get(total, "")
+        if count.isdigit():
+            data[total] = str(int(count) + 1)
         return data
 
 

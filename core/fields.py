@@ -7,7 +7,7 @@ from typing import Any
 from django.db import models
 
 
-class CompressedJSONField(models.BinaryField):
+class CompressedJSONField(models.BinaryField[Any, Any]):
     """A JSON document kept zlib-compressed in a binary column, read and written whole.
 
     For large documents rewritten often: a placement's explanation is about 0.5 MB of JSON at 10,000

@@ -1,11 +1,14 @@
 """List pages shared by every app: sortable columns, page sizes, filtered pages and htmx fragments."""
 
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django_filters import FilterSet
+
+_Row = TypeVar("_Row")
 
 PER_PAGE = 50
 MAX_PER_PAGE = 500
@@ -56,7 +59,7 @@ def is_htmx(request: HttpRequest) -> bool:
     return request.headers.get("HX-Request") == "true" and "HX-History-Restore-Request" not in request.headers
 
 
-def filtered_page(request: HttpRequest, filterset: FilterSet) -> Page | None:
+def filtered_page(request: HttpRequest, filterset: FilterSet) -> Page[Any] | None:
     """The requested page of a valid filterset; None (the form shows why) when a filter is invalid."""
     if not filterset.is_valid():
         return None
@@ -64,7 +67,7 @@ def filtered_page(request: HttpRequest, filterset: FilterSet) -> Page | None:
     return paginator.get_page(request.GET.get("page"))
 
 
-def page_queries(request: HttpRequest, page: Page | None) -> dict[str, str]:
+def page_queries(request: HttpRequest, page: Page[Any] | None) -> dict[str, str]:
     if page is None:
         return {}
     links = {}
@@ -75,14 +78,15 @@ def page_queries(request: HttpRequest, page: Page | None) -> dict[str, str]:
     return links
 
 
-def render_list(request: HttpRequest, template: str, fragment: str, context: dict) -> HttpResponse:
+def render_list(request: HttpRequest, template: str, fragment: str, context: dict[str, Any]) -> HttpResponse:
     status = 200 if context["page"] is not None else 400
     return render(request, fragment if is_htmx(request) else template, context, status=status)
 
 
-def materialise(page: Page | None) -> list:
+def materialise(page: Page[_Row] | None) -> list[_Row]:
     """The page's rows as a list, fetched once (with their prefetches) so later steps reuse them."""
     if page is None:
         return []
-    page.object_list = list(page.object_list)
-    return page.object_list
+    rows = list(page.object_list)
+    page.object_list = rows
+    return rows
