@@ -39,6 +39,13 @@ def role_choices(scope: roles.Scope) -> Choices:
     return NAMESPACE_ROLES if isinstance(scope, roles.Namespace) else SET_ROLES
 
 
+def _offer_roles(form: forms.Form, choices: Choices) -> None:
+    """Offer the scope's roles in the form's `role` field (declared as a ChoiceField)."""
+    field = form.fields["role"]
+    assert isinstance(field, forms.ChoiceField)
+    field.choices = choices
+
+
 class GrantForm(forms.Form):
     """Add a user or a group, by name, with one of the scope's roles."""
 
@@ -48,10 +55,11 @@ class GrantForm(forms.Form):
 
     def __init__(self, *args: Any, choices: Choices = SET_ROLES, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["role"].choices = choices
+        _offer_roles(self, choices)
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if "kind" in cleaned and "name" in cleaned:
             cleaned["principal"] = self._principal(cleaned["kind"], cleaned["name"].strip())
         return cleaned
@@ -71,7 +79,7 @@ class ChangeForm(forms.Form):
 
     def __init__(self, *args: Any, choices: Choices = SET_ROLES, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["role"].choices = choices
+        _offer_roles(self, choices)
 
 
 def urls(scope: roles.Scope) -> tuple[str, tuple[Any, ...], list[tuple[str, str]]]:

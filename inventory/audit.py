@@ -11,6 +11,7 @@ it.
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import models
 from django.http import HttpRequest
@@ -33,7 +34,7 @@ def record(
     request: HttpRequest | None = None,
 ) -> AuditEntry:
     """Append one entry; `target` names the object (its model, pk and str)."""
-    user = actor if isinstance(actor, AbstractBaseUser) else None
+    user = actor if isinstance(actor, get_user_model()) else None
     return AuditEntry.objects.create(
         actor=user,
         actor_name=user.get_username() if user is not None else str(actor),

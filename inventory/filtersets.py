@@ -4,12 +4,12 @@ A bad value is a form error naming the parameter: the pages show it, the API ans
 """
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 import django_filters
 from django import forms
 from django.apps import apps
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, Model, OuterRef, Q, QuerySet
 from django.db.models.expressions import OrderBy
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -30,32 +30,34 @@ from inventory.models import (
 )
 from placement.scheduler.labels import LabelSelector
 
+_M = TypeVar("_M", bound=Model)
+
 
 class SortFilter(django_filters.OrderingFilter):
     """`sort=name`, `sort=-cpu`: empty values sort last either way; `tiebreak` keeps paging stable."""
 
-    def __init__(self, *args: object, tiebreak: Sequence[str] = ("pk",), **kwargs: object) -> None:
+    def __init__(self, *args: Any, tiebreak: Sequence[str] = ("pk",), **kwargs: Any) -> None:
         self.tiebreak = tuple(tiebreak)
         kwargs.setdefault("label", "Sort")
         super().__init__(*args, **kwargs)
 
-    def get_ordering_value(self, param: str) -> OrderBy:
-        field_name = super().get_ordering_value(param)
+    def _order_by(self, param: str) -> OrderBy:
+        field_name = self.get_ordering_value(param)
         if field_name.startswith("-"):
             return F(field_name[1:]).desc(nulls_last=True)
         return F(field_name).asc(nulls_last=True)
 
-    def filter(self, qs: QuerySet, value: list[str] | None) -> QuerySet:
+    def filter(self, qs: QuerySet[_M], value: list[str] | None) -> QuerySet[_M]:
         if not value:
             return qs
-        return qs.order_by(*[self.get_ordering_value(param) for param in value if param], *self.tiebreak)
+        return qs.order_by(*[self._order_by(param) for param in value if param], *self.tiebreak)
 
 
 @extend_schema_field(OpenApiTypes.STR)
 class LabelSelectorFilter(django_filters.Filter):
     field_class = LabelSelectorField
 
-    def filter(self, qs: QuerySet, value: LabelSelector | None) -> QuerySet:
+    def filter(self, qs: QuerySet[_M], value: LabelSelector | None) -> QuerySet[_M]:
         return qs if value is None else qs.filter(queries.selector_q(value))
 
 
@@ -64,19 +66,26 @@ class TaintKeyFilter(django_filters.CharFilter):
 
     field_class = TaintKeyField
 
-    def filter(self, qs: QuerySet, value: str) -> QuerySet:
+    def filter(self, qs: QuerySet[_M], value: str) -> QuerySet[_M]:
         return qs.filter(taint_keys__icontains=f",{value},") if value else qs
 
 
+class IdRange(TypedDict):
+    """Field options, spelled out so that `**ID_RANGE` type-checks option by option."""
+
+    min_value: int
+    max_value: int
+
+
 # The ids a database integer column can hold: larger ones would fail in the driver, not match nothing.
-ID_RANGE = {"min_value": -(2**63), "max_value": 2**63 - 1}
+ID_RANGE: IdRange = {"min_value": -(2**63), "max_value": 2**63 - 1}
 
 
 class IdsField(django_filters.fields.ModelMultipleChoiceField):
     """Row ids; one beyond a 64-bit integer is refused like any other invalid id (SQLite raises
     OverflowError and PostgreSQL "out of range" if such a value reaches them)."""
 
-    def _check_values(self, value: Sequence[object]) -> QuerySet:
+    def _check_values(self, value: Sequence[object]) -> QuerySet[Any]:
         for pk in value:
             try:
                 number = int(str(pk))
@@ -85,7 +94,9 @@ class IdsField(django_filters.fields.ModelMultipleChoiceField):
             if not ID_RANGE["min_value"] <= number <= ID_RANGE["max_value"]:
                 invalid = self.error_messages["invalid_pk_value"]
                 raise forms.ValidationError(invalid, code="invalid_pk_value", params={"pk": pk})
-        return super()._check_values(value)
+        # Django's own check, private and so absent from its type stubs
+        checked: QuerySet[Any] = super()._check_values(value)  # type: ignore[misc]
+        return checked
 
 
 class IdsFilter(django_filters.ModelMultipleChoiceFilter):
@@ -98,7 +109,7 @@ class IdsFilter(django_filters.ModelMultipleChoiceFilter):
 class HubNameFilter(django_filters.ModelMultipleChoiceFilter):
     """Hubs by name, repeatable (`hub=a&hub=b`)."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(field_name="hub__name", to_field_name="name", queryset=Hub.objects.all(), **kwargs)
 
 
@@ -115,7 +126,7 @@ class HubScopedFilterSet(django_filters.FilterSet):
         if self.request is None:
             return
         for field in self.filters.values():
-            if isinstance(field, django_filters.ModelMultipleChoiceFilter):
+            if isinstance(field, django_filters.ModelMultipleChoiceFilter) and field.queryset is not None:
                 field.queryset = roles.restrict(field.queryset, self.request.user)
 
 
@@ -156,12 +167,16 @@ class ClusterFilterSet(HubScopedFilterSet):
         model = ManagedCluster
         fields = ["stale"]
 
-    def filter_cluster_set(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+    def filter_cluster_set(
+        self, qs: QuerySet[ManagedCluster], name: str, value: str
+    ) -> QuerySet[ManagedCluster]:
         # Exists, not a join: a cluster in several matching sets stays one row.
         member = ClusterSetMembership.objects.filter(cluster=OuterRef("pk"), cluster_set__name=value)
         return qs.filter(Exists(member)) if value else qs
 
-    def filter_cluster_set_id(self, qs: QuerySet, name: str, value: list[ManagedClusterSet]) -> QuerySet:
+    def filter_cluster_set_id(
+        self, qs: QuerySet[ManagedCluster], name: str, value: list[ManagedClusterSet]
+    ) -> QuerySet[ManagedCluster]:
         member = ClusterSetMembership.objects.filter(cluster=OuterRef("pk"), cluster_set__in=value)
         return qs.filter(Exists(member)) if value else qs
 
@@ -194,7 +209,9 @@ class AddOnPlacementScoreFilterSet(HubScopedFilterSet):
         model = AddOnPlacementScore
         fields = ["name"]
 
-    def filter_expired(self, qs: QuerySet, name: str, value: bool | None) -> QuerySet:
+    def filter_expired(
+        self, qs: QuerySet[AddOnPlacementScore], name: str, value: bool | None
+    ) -> QuerySet[AddOnPlacementScore]:
         if value is None:
             return qs
         expired = Q(valid_until__lt=timezone.now())
@@ -225,7 +242,7 @@ AUDITED_APPS = ("inventory", "placement")
 
 def audit_target_types() -> list[tuple[str, str]]:
     models = (model for app in AUDITED_APPS for model in apps.get_app_config(app).get_models())
-    choices = ((model._meta.label_lower, model._meta.verbose_name.capitalize()) for model in models)
+    choices = ((model._meta.label_lower, str(model._meta.verbose_name).capitalize()) for model in models)
     return sorted(choices, key=lambda choice: choice[1])
 
 

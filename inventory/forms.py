@@ -22,7 +22,7 @@ from placement.scheduler.labels import (
 class LabelSelectorField(forms.CharField):
     """kubectl's `-l` syntax (`region=us-west-1,vendor in (A,B),!spot`) parsed to a LabelSelector."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 2000)
         super().__init__(**kwargs)
 
@@ -42,12 +42,13 @@ class LabelSelectorField(forms.CharField):
 class TaintKeyField(forms.CharField):
     """One taint key (a qualified name such as `cluster.open-cluster-management.io/unreachable`)."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 317)
         super().__init__(**kwargs)
 
     def clean(self, value: str | None) -> str:
-        key = super().clean(value).strip()
+        text: str = super().clean(value)
+        key = text.strip()
         if key and (why := qualified_name_error(key)) is not None:
             raise forms.ValidationError(
                 "invalid taint key %(key)r: %(why)s", code="invalid", params={"key": key, "why": why}
@@ -59,7 +60,8 @@ class AuditFilterForm(forms.Form):
     """The audit log's filters: `until` before `since` is an error on `until`, not an empty page."""
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         since, until = data.get("since"), data.get("until")
         if since is not None and until is not None and until < since:
             self.add_error("until", "must not be before since")

@@ -7,7 +7,7 @@ Errors are classified once here: `TransientHubError` is worth retrying, `HubErro
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
@@ -26,6 +26,9 @@ FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
 FLEET_PLACEMENT_GROUP = "placement.kubernetes-fleet.io"
 # Seconds to connect; reading waits settings.HUB_REQUEST_TIMEOUT between bytes of an answer.
 CONNECT_TIMEOUT = 10.0
+# A method of the kubernetes client's CustomObjectsApi: it answers the decoded JSON body (the object, the
+# list, or the Status of a delete).
+ApiCall = Callable[..., dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,8 @@ class HubClient:
     @property
     def host(self) -> str:
         """The server URL the client talks to (from the kubeconfig when the hub has none)."""
-        return self.api_client.configuration.host
+        host: str = self.api_client.configuration.host
+        return host
 
     def _api_client(self, credentials: dict[str, Any]) -> client.ApiClient:
         if "kubeconfig" in credentials:
@@ -215,7 +219,7 @@ class HubClient:
 
     # --- PlacementDecision writes (publishing) -------------------------------------------------------
 
-    def _decision_call(self, what: str, call: Any, *args: Any, **kwargs: Any) -> Any:
+    def _decision_call(self, what: str, call: ApiCall, *args: Any, **kwargs: Any) -> dict[str, Any]:
         kind = KINDS_BY_NAME["PlacementDecision"]
         try:
             return call(kind.group, kind.version, *args, _request_timeout=self.timeout, **kwargs)
@@ -255,7 +259,7 @@ class HubClient:
 
     # --- ClusterResourceBinding writes (dashboard-owned CRPs' bindings, placement.hubbindings) ------------
 
-    def _binding_call(self, what: str, call: Any, *args: Any, **kwargs: Any) -> Any:
+    def _binding_call(self, what: str, call: ApiCall, *args: Any, **kwargs: Any) -> dict[str, Any]:
         kind = KINDS_BY_NAME["ClusterResourceBinding"]
         try:
             return call(kind.group, kind.version, kind.plural, *args, _request_timeout=self.timeout, **kwargs)
@@ -315,7 +319,7 @@ class HubClient:
 
     # --- cluster taints and ManagedClusterSetBindings (the editors of inventory.editing) ------------------
 
-    def _edit_call(self, kind_name: str, what: str, call: Any, *args: Any) -> Any:
+    def _edit_call(self, kind_name: str, what: str, call: ApiCall, *args: Any) -> dict[str, Any]:
         """`call(group, version, *args)` for `kind_name`; a refusal carries the hub's own reason (a
         webhook's denial, a Conflict), which is what the person editing needs to read."""
         kind = KINDS_BY_NAME[kind_name]
@@ -334,7 +338,9 @@ class HubClient:
         except (TypeError, ValueError, AttributeError):
             return ""
 
-    def _cluster_call(self, verb: str, call: Any, kind_name: str, name: str, *extra: Any) -> Any:
+    def _cluster_call(
+        self, verb: str, call: ApiCall, kind_name: str, name: str, *extra: Any
+    ) -> dict[str, Any]:
         plural = KINDS_BY_NAME[kind_name].plural
         return self._edit_call(kind_name, f"{verb} {plural} {name}", call, plural, name, *extra)
 
@@ -347,7 +353,9 @@ class HubClient:
         makes it conditional (409 Conflict when the cluster changed meanwhile)."""
         return self._cluster_call("patch", self.api.patch_cluster_custom_object, kind_name, name, patch)
 
-    def _set_binding_call(self, verb: str, call: Any, namespace: str, name: str, argument: Any) -> Any:
+    def _set_binding_call(
+        self, verb: str, call: ApiCall, namespace: str, name: str, argument: Any
+    ) -> dict[str, Any]:
         kind = KINDS_BY_NAME["ManagedClusterSetBinding"]
         what = f"{verb} {kind.plural} {namespace}/{name}"
         return self._edit_call(kind.name, what, call, namespace, kind.plural, argument)

@@ -187,7 +187,8 @@ class ManagedCluster(HubObject):
     resource_usage = models.JSONField(default=dict, blank=True)
     agent_status = models.JSONField(default=list, blank=True)
     # Denormalised for filtering and sorting: ",key1,key2," so icontains(",key,") matches one key.
-    taint_keys = models.CharField(max_length=2000, blank=True)
+    TAINT_KEYS_MAX = 2000
+    taint_keys = models.CharField(max_length=TAINT_KEYS_MAX, blank=True)
     # Go's AsApproximateFloat64 of allocatable (Fleet: status.resourceUsage.allocatable).
     cpu_allocatable = models.FloatField(null=True, blank=True)
     memory_allocatable = models.FloatField(null=True, blank=True)
@@ -310,6 +311,10 @@ class AuditEntry(models.Model):
     hub_answer = models.TextField(blank=True)
     request_id = models.CharField(max_length=64, blank=True)
     source_address = models.GenericIPAddressField(null=True, blank=True)
+    # Not stored: what the audit log shows of a row, set by inventory.tables.audit_rows.
+    target_url: str
+    before_json: str
+    after_json: str
 
     class Meta:
         ordering = ["-at", "-pk"]
@@ -340,8 +345,9 @@ class HeldRole(models.Model):
     @property
     def principal(self) -> str:
         """`user:<name>` or `group:<name>`, as the access tab and the audit log name it."""
-        if self.user_id is not None:
+        if self.user is not None:
             return f"user:{self.user.get_username()}"
+        assert self.group is not None, "a role is held by a user or a group (the check constraint)"
         return f"group:{self.group.name}"
 
 

@@ -193,4 +193,5 @@ def field_time(obj: Mapping[str, Any], path: str) -> datetime | None:
 
 
 def _type_word(expected: type) -> str:
-    return {dict: "mapping", list: "list", str: "string"}.get(expected, expected.__name__)
+    words: dict[type, str] = {dict: "mapping", list: "list", str: "string"}
+    return words.get(expected, expected.__name__)

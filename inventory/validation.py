@@ -51,7 +51,7 @@ CONDITION_TYPE_MAX, CONDITION_REASON_MAX, CONDITION_MESSAGE_MAX = 316, 1024, 327
 # The columns uid and resourceVersion are stored in (a UUID and an etcd revision are far shorter).
 UID_MAX = RESOURCE_VERSION_MAX = 64
 # Every taint key of a cluster, joined, is stored in one column lists filter on.
-TAINT_KEYS_MAX = ManagedCluster._meta.get_field("taint_keys").max_length
+TAINT_KEYS_MAX = ManagedCluster.TAINT_KEYS_MAX
 OCM_EFFECTS = ("NoSelect", "PreferNoSelect", "NoSelectIfNew")
 FLEET_EFFECTS = ("NoSchedule",)
 INT32 = (-(2**31), 2**31 - 1)
@@ -134,7 +134,7 @@ def _optional(check: Callable[[str], str | None]) -> Callable[[str], str | None]
 
 
 def _metadata(problems: Problems, obj: Mapping[str, Any], namespaced: bool) -> None:
-    metadata = obj.get("metadata")
+    metadata = _at(obj, "metadata")
     if not _typed(problems, metadata, "metadata", dict):
         return
     _string(problems, metadata.get("name"), "metadata.name", _required(dns_subdomain_error))
@@ -230,8 +230,8 @@ def _taints(
     _fields(problems, taints, "spec.taints", checks)
     if len(problems) > before:
         return
-    keys = [taint.get("key") for taint in taints]
-    if any(not isinstance(k, str) for k in keys):
+    keys = [taint_key for taint in taints if isinstance(taint_key := taint.get("key"), str)]
+    if len(keys) < len(taints):
         problems.append("spec.taints: every taint needs a key")
     elif (joined := len(",".join(keys)) + 2) > TAINT_KEYS_MAX:
         problems.append(f"spec.taints: the keys take {joined} characters together, at most {TAINT_KEYS_MAX}")

@@ -212,11 +212,11 @@ class HubWatcher:
         stream = EventStream(hub, kind, self.versions[kind.name], self.timeout_seconds)
         try:
             for batch in stream.batches(self.stop):
-                events = [(e.get("type"), e.get("object")) for e in batch if e.get("type") in WRITTEN]
-                for event_type, obj in events:
+                written = [(e["type"], e.get("object")) for e in batch if e.get("type") in WRITTEN]
+                for event_type, obj in written:
                     if not isinstance(obj, dict):
                         self._passed_over(kind, f"{event_type} event without an object: {shown(obj)}")
-                events = [(event_type, obj) for event_type, obj in events if isinstance(obj, dict)]
+                events = [(event_type, obj) for event_type, obj in written if isinstance(obj, dict)]
                 if events:
                     self._apply(hub, kind, events)
                     logger.debug(
