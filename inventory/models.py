@@ -136,6 +136,14 @@ class RejectedObject(models.Model):
         return f"{self.kind} {self.namespace}/{self.name}: {self.reason}"
 
 
+class Owner(models.TextChoices):
+    """Who owns a row of a kind both a hub and the dashboard write (placements and what belongs to
+    them): the hub, whose object the row mirrors read-only, or the dashboard, which decides it."""
+
+    HUB = "hub", "hub (read-only mirror)"
+    DASHBOARD = "dashboard"
+
+
 class HubObject(models.Model):
     """Fields every object read from a hub carries."""
 

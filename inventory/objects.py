@@ -22,6 +22,15 @@ OCM_GROUP = "cluster.open-cluster-management.io"
 FLEET_CLUSTER_GROUP = "cluster.kubernetes-fleet.io"
 # Old v1beta1 sets used this name for what v1beta2 calls ExclusiveClusterSetLabel.
 LEGACY_CLUSTER_SET_LABEL = "LegacyClusterSetLabel"
+# Objects the dashboard writes to a hub carry this label: they are stored already, as its own rows, so
+# the sync does not mirror them back.
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_BY = "fleet-placement-dashboard"
+
+
+def is_managed(labels: Mapping[str, Any] | None) -> bool:
+    """Written by this dashboard (the sync skips such objects: they are stored as dashboard rows)."""
+    return labels is not None and labels.get(MANAGED_BY_LABEL) == MANAGED_BY
 
 
 class InvalidManifest(ValueError):

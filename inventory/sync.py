@@ -15,12 +15,10 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from inventory import changes, memberships, rejections, validation
+from inventory import changes, kinds, memberships, rejections, validation
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, served_kinds
-from inventory.models import Hub, ManagedCluster, ManagedClusterSet, SyncRun
-from inventory.objects import InvalidManifest, Row
-from placement import hubbindings, loader
-from placement.models import Owner
+from inventory.models import Hub, ManagedCluster, ManagedClusterSet, Owner, SyncRun
+from inventory.objects import InvalidManifest, Row, is_managed
 from placement.scheduler.documents import Document
 
 logger = logging.getLogger(__name__)
@@ -59,7 +57,7 @@ class KindRows:
 
     def __init__(self, hub: Hub, kind: Kind, log: changes.ChangeLog, run: SyncRun | None = None) -> None:
         self.hub, self.kind, self.log, self.run = hub, kind, log, run
-        self.handler = loader.KINDS[(kind.group, kind.name)]
+        self.handler = kinds.HANDLERS[(kind.group, kind.name)]
         self.model: type[models.Model] = self.handler.model
         self.rows = self.model.objects.filter(hub=hub, **self.handler.scope)
         self.owned = any(f.name == "owner" for f in self.model._meta.concrete_fields)
@@ -79,7 +77,7 @@ class KindRows:
         rows: dict[tuple[Any, ...], Row] = {}
         refused: list[rejections.Rejection] = []
         for number, obj in enumerate(objects, start=1):
-            if hubbindings.is_managed(_labels(obj)):
+            if is_managed(_labels(obj)):
                 # written by this dashboard from its own rows (bindings, published decisions): not mirrored
                 continue
             document = Document(f"hub {self.hub.name} {self.kind.name}", number, obj)
@@ -120,7 +118,7 @@ class KindRows:
 
     def _with_parents(self, rows: list[Row]) -> list[Row]:
         """Children (decisions, bindings, runs, approval requests) point at their hub-owned parent row."""
-        return loader.with_parents(self.hub, rows, owner=Owner.HUB)
+        return self.handler.link_parents(self.hub, rows)
 
     def _stored(self, rows: list[Row]) -> tuple[dict[str, Record], dict[tuple[Any, ...], Record]]:
         """Stored records of these objects, by uid and by lookup."""
@@ -204,7 +202,7 @@ class KindRows:
         found: list[Row] = []
         identities: set[str] = set()
         for obj in objects:
-            if hubbindings.is_managed(_labels(obj)):
+            if is_managed(_labels(obj)):
                 continue
             namespace, name = _identity(obj)
             identities.add(rejections.identity(namespace, name))

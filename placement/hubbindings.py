@@ -23,6 +23,7 @@ from django.db import transaction
 
 from inventory.hubclient import HubClient, HubError
 from inventory.hubwrites import Written, merge_conditions, update_with_retry
+from inventory.objects import MANAGED_BY, MANAGED_BY_LABEL
 from placement.models import CRP_LABEL, ClusterResourceBinding, Owner, Placement
 from placement.scheduler.rollout.rolling import ROLLOUT_STARTED
 
@@ -30,18 +31,11 @@ logger = logging.getLogger(__name__)
 
 API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
 KIND = "ClusterResourceBinding"
-MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
-MANAGED_BY = "fleet-placement-dashboard"
 # Status conditions the dashboard writes (it plays the rollout controller); the hub reports the rest.
 OWN_CONDITIONS = frozenset({ROLLOUT_STARTED})
 NOT_FOUND = 404
 
 HubObjects = dict[str, dict[str, Any]]
-
-
-def is_managed(labels: Mapping[str, Any] | None) -> bool:
-    """Written by this dashboard (the sync skips such objects: they are stored as dashboard rows)."""
-    return labels is not None and labels.get(MANAGED_BY_LABEL) == MANAGED_BY
 
 
 def managed_labels(placement: Placement) -> dict[str, str]:

@@ -1,41 +1,27 @@
 """Load manifests into the database as the objects of one hub, all or nothing.
 
 Used by `load_demo`; the kinds and field names are the upstream ones, so the same files are valid
-input for the offline `schedule` command.
+input for the offline `schedule` command. How placements and what belongs to them are stored (`KINDS`)
+is registered with `inventory.kinds` when the app is ready, for the hub sync as much as for `plan`.
 """
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.db import models, transaction
 from django.utils import timezone
 
-from inventory import memberships
-from inventory.models import (
-    AddOnPlacementScore,
-    Hub,
-    ManagedCluster,
-    ManagedClusterSet,
-    ManagedClusterSetBinding,
-)
-from inventory.objects import (
-    FLEET_CLUSTER_GROUP,
-    OCM_GROUP,
-    InvalidManifest,
-    Row,
-    addon_placement_score_row,
-    managed_cluster_row,
-    managed_cluster_set_binding_row,
-    managed_cluster_set_row,
-    member_cluster_row,
-)
+from inventory import kinds, memberships
+from inventory.kinds import KindHandler
+from inventory.models import Hub
+from inventory.objects import OCM_GROUP, InvalidManifest, Row
 from placement.models import (
     CRP_LABEL,
     PLACEMENT_LABEL,
     ApprovalRequest,
     ClusterResourceBinding,
+    Owner,
     Placement,
     PlacementDecision,
     StagedUpdateRun,
@@ -54,49 +40,43 @@ from placement.objects import (
 from placement.scheduler.documents import Document
 
 
-@dataclass(frozen=True)
-class KindHandler:
-    """How one hub kind is stored: its row builder, its model, and the rows of the model it owns."""
-
-    to_row: Callable[[Document], Row]
-    model: type[models.Model]
-    namespaced: bool = False
-    # Lookup fields shared by every row of the kind (two kinds share the ManagedCluster table).
-    scope: dict[str, Any] = field(default_factory=dict)
+def _mirrored_parents(hub: Hub, rows: list[Row]) -> list[Row]:
+    """The sync links a hub's child objects to the parents it mirrored, never to dashboard-owned rows."""
+    return with_parents(hub, rows, owner=Owner.HUB)
 
 
+# Placements and what belongs to them, stored beside the inventory's kinds (`register_kinds`).
 KINDS: dict[tuple[str, str], KindHandler] = {
-    (OCM_GROUP, "ManagedCluster"): KindHandler(
-        managed_cluster_row, ManagedCluster, scope={"kind": ManagedCluster.Kind.MANAGED_CLUSTER}
-    ),
-    (OCM_GROUP, "ManagedClusterSet"): KindHandler(managed_cluster_set_row, ManagedClusterSet),
-    (OCM_GROUP, "ManagedClusterSetBinding"): KindHandler(
-        managed_cluster_set_binding_row, ManagedClusterSetBinding, namespaced=True
-    ),
-    (OCM_GROUP, "AddOnPlacementScore"): KindHandler(
-        addon_placement_score_row, AddOnPlacementScore, namespaced=True
-    ),
-    (FLEET_CLUSTER_GROUP, "MemberCluster"): KindHandler(
-        member_cluster_row, ManagedCluster, scope={"kind": ManagedCluster.Kind.MEMBER_CLUSTER}
-    ),
     (OCM_GROUP, "Placement"): KindHandler(
         placement_row, Placement, namespaced=True, scope={"kind": Placement.Kind.PLACEMENT}
     ),
-    (OCM_GROUP, "PlacementDecision"): KindHandler(placement_decision_row, PlacementDecision, namespaced=True),
+    (OCM_GROUP, "PlacementDecision"): KindHandler(
+        placement_decision_row, PlacementDecision, namespaced=True, link_parents=_mirrored_parents
+    ),
     (FLEET_PLACEMENT_GROUP, "ClusterResourcePlacement"): KindHandler(
         cluster_resource_placement_row,
         Placement,
         scope={"kind": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT},
     ),
     (FLEET_PLACEMENT_GROUP, "ClusterResourceBinding"): KindHandler(
-        cluster_resource_binding_row, ClusterResourceBinding
+        cluster_resource_binding_row, ClusterResourceBinding, link_parents=_mirrored_parents
     ),
     (FLEET_PLACEMENT_GROUP, "ClusterStagedUpdateStrategy"): KindHandler(
         staged_update_strategy_row, StagedUpdateStrategy
     ),
-    (FLEET_PLACEMENT_GROUP, "ClusterStagedUpdateRun"): KindHandler(staged_update_run_row, StagedUpdateRun),
-    (FLEET_PLACEMENT_GROUP, "ClusterApprovalRequest"): KindHandler(approval_request_row, ApprovalRequest),
+    (FLEET_PLACEMENT_GROUP, "ClusterStagedUpdateRun"): KindHandler(
+        staged_update_run_row, StagedUpdateRun, link_parents=_mirrored_parents
+    ),
+    (FLEET_PLACEMENT_GROUP, "ClusterApprovalRequest"): KindHandler(
+        approval_request_row, ApprovalRequest, link_parents=_mirrored_parents
+    ),
 }
+
+
+def register_kinds() -> None:
+    """Store these kinds as the inventory stores its own, in the sync and in `plan`."""
+    for (group, kind), handler in KINDS.items():
+        kinds.register(group, kind, handler)
 
 
 @dataclass
@@ -117,7 +97,7 @@ def plan(manifests: Iterable[Document]) -> Plan:
     errors, without touching the database."""
     result = Plan()
     for manifest in manifests:
-        handler = KINDS[(manifest.group, manifest.kind)]
+        handler = kinds.HANDLERS[(manifest.group, manifest.kind)]
         if handler.namespaced and not manifest.namespace:
             result.errors.append(
                 f"{manifest.where}: missing metadata.namespace ({manifest.kind} is namespaced)"

@@ -12,15 +12,11 @@ from django.db.models import Q
 
 from core.fields import CompressedJSONField
 from inventory.models import Hub
+from inventory.models import Owner as Owner  # the sync reads it too; placement code names it from here
 from placement import summary
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
 CRP_LABEL = "kubernetes-fleet.io/parent-CRP"
-
-
-class Owner(models.TextChoices):
-    HUB = "hub", "hub (read-only mirror)"
-    DASHBOARD = "dashboard"
 
 
 def _owner_field() -> models.CharField:
