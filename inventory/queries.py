@@ -5,15 +5,17 @@ the same at 10 rows and at 500.
 """
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import NotSupportedError, connection
+from django.db import models
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import In
 
+from core.hooks import Hook
 from inventory import roles, scheduler_inputs
 from inventory.models import (
     ClusterSetMembership,
@@ -25,9 +27,7 @@ from inventory.models import (
     SyncRun,
 )
 from inventory.roles import User
-from placement.models import ClusterResourceBinding, Placement, PlacementDecision
 from placement.scheduler.errors import ManifestError
-from placement.scheduler.fleet.types import STATE_UNSCHEDULED
 from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, LabelSelector, Requirement
 from placement.scheduler.ocm.clustersets import ClusterSetSelectorError, cluster_set_selector
 
@@ -80,77 +80,34 @@ def with_cluster_sets(
     )
 
 
-# Each element of PlacementDecision.status.decisions, with its clusterName, per database.
-_DECISION_ELEMENTS = {
-    "postgresql": ("jsonb_array_elements(d.decisions) AS e(value)", "e.value ->> 'clusterName'"),
-    "sqlite": ("json_each(d.decisions) AS e", "json_extract(e.value, '$.clusterName')"),
-}
+# --- placements, as the inventory pages and API count and list them
 
 
-def _decision_sql(
-    select: str, hub_ids: Sequence[int], names: Sequence[str], tail: str = ""
-) -> tuple[str, list[object]]:
-    """SQL over every (decision row, clusterName) of `hub_ids` naming one of `names`."""
-    if connection.vendor not in _DECISION_ELEMENTS:
-        raise NotSupportedError(f"placement counts need PostgreSQL or SQLite, not {connection.vendor}")
-    elements, cluster_name = _DECISION_ELEMENTS[connection.vendor]
-    table = connection.ops.quote_name(PlacementDecision._meta.db_table)
-    sql = (
-        f"SELECT {select.format(cluster_name=cluster_name)} FROM {table} d, {elements} "
-        f"WHERE d.placement_id IS NOT NULL AND d.hub_id IN ({', '.join(['%s'] * len(hub_ids))}) "
-        f"AND {cluster_name} IN ({', '.join(['%s'] * len(names))}) {tail}"
-    )
-    return sql, [*hub_ids, *names]
+@dataclass(frozen=True)
+class Placements:
+    """The placement app's answers (`placement.queries.register`): the inventory knows no placement model."""
+
+    # every placement, counted per hub (each has a `hub`)
+    model: type[models.Model]
+    # a hub's placements that live in a namespace, counted per namespace
+    namespaced: Callable[[Hub], QuerySet]
+    # cluster pk -> how many placements select it, for a page of clusters in a fixed number of queries
+    counts: Callable[[Sequence[ManagedCluster]], dict[int, int]]
+    # the placements that select one cluster
+    selecting: Callable[[ManagedCluster], QuerySet]
 
 
-def _decision_counts(hub_ids: Sequence[int], names: Sequence[str]) -> dict[tuple[int, str], int]:
-    # A cluster appears at most once per placement across its PlacementDecision pages.
-    sql, params = _decision_sql("d.hub_id, {cluster_name}, COUNT(*)", hub_ids, names, "GROUP BY 1, 2")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return {(hub_id, name): count for hub_id, name, count in cursor.fetchall()}
-
-
-def _live_bindings(hub_ids: Iterable[int], names: Iterable[str]) -> QuerySet[ClusterResourceBinding]:
-    """Fleet bindings targeting `names` on `hub_ids` that still place their CRP there."""
-    return (
-        ClusterResourceBinding.objects.filter(hub_id__in=hub_ids, placement__isnull=False)
-        .filter(spec__targetCluster__in=list(names))
-        .filter(Q(spec__state__isnull=True) | ~Q(spec__state=STATE_UNSCHEDULED))
-        .annotate(target=KeyTextTransform("targetCluster", "spec"))
-    )
-
-
-def _binding_counts(hub_ids: Sequence[int], names: Sequence[str]) -> dict[tuple[int, str], int]:
-    rows = _live_bindings(hub_ids, names).values("hub_id", "target").annotate(count=Count("pk"))
-    return {(row["hub_id"], row["target"]): row["count"] for row in rows}
+placements: Hook[Placements] = Hook("the placements of the inventory pages")
 
 
 def placement_counts(clusters: Sequence[ManagedCluster]) -> dict[int, int]:
-    """Cluster pk -> how many placements select it: OCM PlacementDecisions, Fleet bindings. Two queries."""
-    if not clusters:
-        return {}
-    hub_ids = sorted({c.hub_id for c in clusters})
-    ocm = [c.name for c in clusters if c.kind == ManagedCluster.Kind.MANAGED_CLUSTER]
-    fleet = [c.name for c in clusters if c.kind == ManagedCluster.Kind.MEMBER_CLUSTER]
-    decided = _decision_counts(hub_ids, ocm) if ocm else {}
-    bound = _binding_counts(hub_ids, fleet) if fleet else {}
-    return {
-        c.pk: (decided if c.kind == ManagedCluster.Kind.MANAGED_CLUSTER else bound).get((c.hub_id, c.name), 0)
-        for c in clusters
-    }
+    """Cluster pk -> how many placements select it."""
+    return placements.get().counts(clusters)
 
 
-def placements_selecting(cluster: ManagedCluster) -> QuerySet[Placement]:
-    """The placements whose decisions (OCM) or live bindings (Fleet) hold `cluster`."""
-    if cluster.kind == ManagedCluster.Kind.MEMBER_CLUSTER:
-        placement_ids = _live_bindings([cluster.hub_id], [cluster.name]).values("placement_id")
-        return Placement.objects.filter(pk__in=placement_ids).for_listing()
-    sql, params = _decision_sql("DISTINCT d.placement_id", [cluster.hub_id], [cluster.name])
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        placement_ids = [row[0] for row in cursor.fetchall()]
-    return Placement.objects.filter(pk__in=placement_ids).for_listing()
+def placements_selecting(cluster: ManagedCluster) -> QuerySet:
+    """The placements that select `cluster`."""
+    return placements.get().selecting(cluster)
 
 
 # --- cluster sets
@@ -206,7 +163,7 @@ def with_hub_counts(hubs: QuerySet[Hub], user: User) -> QuerySet[Hub]:
         cluster_count=count_of(ManagedCluster),
         stale_count=count_of(ManagedCluster, stale=True),
         set_count=count_of(ManagedClusterSet),
-        placement_count=count_of(Placement),
+        placement_count=count_of(placements.get().model),
         latest_run_id=Subquery(latest),
     )
 
@@ -215,7 +172,7 @@ def namespaces(hub: Hub, user: User) -> list[dict[str, Any]]:
     """The hub's namespaces that hold OCM Placements, ManagedClusterSetBindings or namespace roles `user`
     may see, by name, with those counts: `{"name", "placements", "bindings", "roles"}`. Three queries."""
     counted = {
-        "placements": Placement.objects.filter(hub=hub, kind=Placement.Kind.PLACEMENT),
+        "placements": placements.get().namespaced(hub),
         "bindings": ManagedClusterSetBinding.objects.filter(hub=hub),
         "roles": NamespaceRole.objects.filter(hub=hub),
     }

@@ -7,12 +7,14 @@ class PlacementConfig(AppConfig):
 
     def ready(self) -> None:
         from inventory import signals
-        from placement import access, loader, tasks
+        from placement import access, loader, queries, tasks
 
         # the role rules of placements and what belongs to them, beside inventory's own
         access.register_rules()
         # how the hub sync stores placements and what belongs to them, beside inventory's own kinds
         loader.register_kinds()
+        # the placement counts and lists of the inventory's hub and cluster pages and API
+        queries.register()
 
         # hub syncs and watches re-queue the placements the upstream trigger chain names: recorded as
         # owed with the change, queued once it is committed

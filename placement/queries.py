@@ -1,15 +1,21 @@
-"""Read-side placement queries shared by the pages and the API: list annotations, current decisions.
+"""Read-side placement queries shared by the pages and the API: list annotations, current decisions,
+and the placements that select clusters, which the inventory's pages show too (through the hook
+`inventory.queries.placements`, filled by `register` when the app is ready).
 
 Like `inventory.queries`, every function answers for a whole page with a fixed number of queries.
 """
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import NotSupportedError, connection
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 
+from inventory import queries as inventory_queries
+from inventory.models import Hub, ManagedCluster
 from placement.models import ClusterResourceBinding, DecisionChange, Placement, PlacementDecision
 from placement.scheduler.fleet.types import STATE_UNSCHEDULED
 from placement.summary import FLEET_CRP
@@ -110,3 +116,91 @@ def decision_pages(placement: Placement) -> QuerySet[PlacementDecision]:
 
 def bindings(placement: Placement) -> QuerySet[ClusterResourceBinding]:
     return placement.bindings.filter(owner=placement.owner).order_by("name")
+
+
+# --- the placements that select clusters
+
+
+# Each element of PlacementDecision.status.decisions, with its clusterName, per database.
+_DECISION_ELEMENTS = {
+    "postgresql": ("jsonb_array_elements(d.decisions) AS e(value)", "e.value ->> 'clusterName'"),
+    "sqlite": ("json_each(d.decisions) AS e", "json_extract(e.value, '$.clusterName')"),
+}
+
+
+def _decision_sql(
+    select: str, hub_ids: Sequence[int], names: Sequence[str], tail: str = ""
+) -> tuple[str, list[object]]:
+    """SQL over every (decision row, clusterName) of `hub_ids` naming one of `names`."""
+    if connection.vendor not in _DECISION_ELEMENTS:
+        raise NotSupportedError(f"placement counts need PostgreSQL or SQLite, not {connection.vendor}")
+    elements, cluster_name = _DECISION_ELEMENTS[connection.vendor]
+    table = connection.ops.quote_name(PlacementDecision._meta.db_table)
+    sql = (
+        f"SELECT {select.format(cluster_name=cluster_name)} FROM {table} d, {elements} "
+        f"WHERE d.placement_id IS NOT NULL AND d.hub_id IN ({', '.join(['%s'] * len(hub_ids))}) "
+        f"AND {cluster_name} IN ({', '.join(['%s'] * len(names))}) {tail}"
+    )
+    return sql, [*hub_ids, *names]
+
+
+def _decision_counts(hub_ids: Sequence[int], names: Sequence[str]) -> dict[tuple[int, str], int]:
+    # A cluster appears at most once per placement across its PlacementDecision pages.
+    sql, params = _decision_sql("d.hub_id, {cluster_name}, COUNT(*)", hub_ids, names, "GROUP BY 1, 2")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {(hub_id, name): count for hub_id, name, count in cursor.fetchall()}
+
+
+def _live_bindings(hub_ids: Iterable[int], names: Iterable[str]) -> QuerySet[ClusterResourceBinding]:
+    """Fleet bindings targeting `names` on `hub_ids` that still place their CRP there."""
+    return (
+        ClusterResourceBinding.objects.filter(hub_id__in=hub_ids, placement__isnull=False)
+        .filter(spec__targetCluster__in=list(names))
+        .filter(Q(spec__state__isnull=True) | ~Q(spec__state=STATE_UNSCHEDULED))
+        .annotate(target=KeyTextTransform("targetCluster", "spec"))
+    )
+
+
+def _binding_counts(hub_ids: Sequence[int], names: Sequence[str]) -> dict[tuple[int, str], int]:
+    rows = _live_bindings(hub_ids, names).values("hub_id", "target").annotate(count=Count("pk"))
+    return {(row["hub_id"], row["target"]): row["count"] for row in rows}
+
+
+def placement_counts(clusters: Sequence[ManagedCluster]) -> dict[int, int]:
+    """Cluster pk -> how many placements select it: OCM PlacementDecisions, Fleet bindings. Two queries."""
+    if not clusters:
+        return {}
+    hub_ids = sorted({c.hub_id for c in clusters})
+    ocm = [c.name for c in clusters if c.kind == ManagedCluster.Kind.MANAGED_CLUSTER]
+    fleet = [c.name for c in clusters if c.kind == ManagedCluster.Kind.MEMBER_CLUSTER]
+    decided = _decision_counts(hub_ids, ocm) if ocm else {}
+    bound = _binding_counts(hub_ids, fleet) if fleet else {}
+    return {
+        c.pk: (decided if c.kind == ManagedCluster.Kind.MANAGED_CLUSTER else bound).get((c.hub_id, c.name), 0)
+        for c in clusters
+    }
+
+
+def placements_selecting(cluster: ManagedCluster) -> QuerySet[Placement]:
+    """The placements whose decisions (OCM) or live bindings (Fleet) hold `cluster`."""
+    if cluster.kind == ManagedCluster.Kind.MEMBER_CLUSTER:
+        placement_ids = _live_bindings([cluster.hub_id], [cluster.name]).values("placement_id")
+        return Placement.objects.filter(pk__in=placement_ids).for_listing()
+    sql, params = _decision_sql("DISTINCT d.placement_id", [cluster.hub_id], [cluster.name])
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        placement_ids = [row[0] for row in cursor.fetchall()]
+    return Placement.objects.filter(pk__in=placement_ids).for_listing()
+
+
+def namespaced(hub: Hub) -> QuerySet[Placement]:
+    """The hub's placements that live in a namespace (OCM Placements), counted per namespace."""
+    return Placement.objects.filter(hub=hub, kind=Placement.Kind.PLACEMENT)
+
+
+def register() -> None:
+    """Answer the inventory pages' and API's questions about placements."""
+    inventory_queries.placements.fill(
+        inventory_queries.Placements(Placement, namespaced, placement_counts, placements_selecting)
+    )
