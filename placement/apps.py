@@ -7,7 +7,7 @@ class PlacementConfig(AppConfig):
 
     def ready(self) -> None:
         from inventory import signals
-        from placement import access, loader, queries, tasks
+        from placement import access, loader, queries, taint_impact, tasks
 
         # the role rules of placements and what belongs to them, beside inventory's own
         access.register_rules()
@@ -15,6 +15,8 @@ class PlacementConfig(AppConfig):
         loader.register_kinds()
         # the placement counts and lists of the inventory's hub and cluster pages and API
         queries.register()
+        # the taint editor's preview of what an edit would do to the placements
+        taint_impact.register()
 
         # hub syncs and watches re-queue the placements the upstream trigger chain names: recorded as
         # owed with the change, queued once it is committed
