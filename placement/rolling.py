@@ -98,7 +98,7 @@ def rolling_crp(placement: Placement) -> fleet.ClusterResourcePlacement | None:
     if placement.owner != Owner.DASHBOARD or placement.is_ocm:
         return None
     try:
-        parsed = service.parse(placement)
+        parsed = service.parse_crp(placement)
     except ManifestError:
         return None
     strategy = parsed.strategy
@@ -281,7 +281,12 @@ def _rollout_started(
     status: Mapping[str, Any], mark: tuple[str, str, str], generation: int, now: datetime
 ) -> dict[str, Any]:
     state, reason, message = mark
-    condition = {"type": ROLLOUT_STARTED, "status": state, "reason": reason, "message": message}
+    condition: dict[str, Any] = {
+        "type": ROLLOUT_STARTED,
+        "status": state,
+        "reason": reason,
+        "message": message,
+    }
     if generation:
         condition["observedGeneration"] = generation
     conditions = set_condition(list((status or {}).get("conditions") or []), condition, now)

@@ -52,11 +52,15 @@ from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
 from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
 from placement.scheduler.fleet.inventory import FleetInventory
-from placement.scheduler.fleet.manifests import parse_cluster_resource_binding, parse_fleet_object
+from placement.scheduler.fleet.manifests import (
+    parse_cluster_resource_binding,
+    parse_cluster_resource_placement,
+    parse_fleet_object,
+)
 from placement.scheduler.fleet.report import FleetScheduleResult
 from placement.scheduler.fleet.schedule import schedule_crp
 from placement.scheduler.ocm import types as ocm
-from placement.scheduler.ocm.decisions import CREATE, DELETE, PATCH_LABELS, PATCH_STATUS
+from placement.scheduler.ocm.decisions import CREATE, DELETE, PATCH_LABELS, PATCH_STATUS, BindPlan
 from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.manifests import parse_ocm_object, parse_placement
 from placement.scheduler.ocm.report import OcmScheduleResult
@@ -66,6 +70,9 @@ from placement.scheduler.ocm.status import set_condition
 logger = logging.getLogger(__name__)
 
 ScheduleResult = OcmScheduleResult | FleetScheduleResult
+Parsed = ocm.Placement | fleet.ClusterResourcePlacement
+# HubSnapshot's `fleet` field hides the module inside the class
+FleetBinding = fleet.ClusterResourceBinding
 Actor = AbstractBaseUser | str | None
 
 OCM_API_VERSION = "cluster.open-cluster-management.io/v1beta1"
@@ -144,7 +151,7 @@ class HubSnapshot:
     ocm: LiveOcmInventory
     fleet: FleetInventory
     # Fleet ClusterResourceBindings by CRP name
-    bindings: dict[str, list[fleet.ClusterResourceBinding]] = field(default_factory=dict)
+    bindings: dict[str, list[FleetBinding]] = field(default_factory=dict)
     # AddOnPlacementScore resource name -> sorted validUntil moments (timed runs at expiry)
     score_expiries: dict[str, list[datetime]] = field(default_factory=dict)
     # When the first heartbeat this snapshot holds goes stale (None: none will). Heartbeats of live Fleet
@@ -334,12 +341,19 @@ def manifest(placement: Placement, spec: Mapping[str, Any] | None = None) -> dic
     }
 
 
-def parse(
-    placement: Placement, spec: Mapping[str, Any] | None = None
-) -> ocm.Placement | fleet.ClusterResourcePlacement:
+def parse(placement: Placement, spec: Mapping[str, Any] | None = None) -> Parsed:
     """The scheduler's view of the placement; raises ManifestError(field, message) as admission would."""
     doc = manifest(placement, spec)
-    return parse_ocm_object(doc, _ignore) if placement.is_ocm else parse_fleet_object(doc, _ignore)
+    parsed = parse_ocm_object(doc, _ignore) if placement.is_ocm else parse_fleet_object(doc, _ignore)
+    # the manifest names the placement's own kind, which is what its parser answers
+    assert isinstance(parsed, Parsed)
+    return parsed
+
+
+def parse_crp(placement: Placement) -> fleet.ClusterResourcePlacement:
+    """The scheduler's view of a Fleet ClusterResourcePlacement as stored; raises ManifestError as
+    admission would."""
+    return parse_cluster_resource_placement(manifest(placement), _ignore)
 
 
 def parse_ocm(placement: Placement) -> ocm.Placement:
@@ -377,14 +391,25 @@ def evaluate(
 
 def _schedule(
     placement: Placement,
-    parsed: Any,
+    parsed: Parsed,
     snapshot: HubSnapshot,
     now: datetime,
     *,
     spec: Mapping[str, Any] | None = None,
 ) -> ScheduleResult:
-    if placement.is_ocm:
+    if isinstance(parsed, ocm.Placement):
         return schedule_placement(parsed, snapshot.ocm, now, existing_conditions=_conditions(placement))
+    return _schedule_crp(placement, parsed, snapshot, now, spec=spec)
+
+
+def _schedule_crp(
+    placement: Placement,
+    parsed: fleet.ClusterResourcePlacement,
+    snapshot: HubSnapshot,
+    now: datetime,
+    *,
+    spec: Mapping[str, Any] | None = None,
+) -> FleetScheduleResult:
     bindings = snapshot.bindings.get(placement.name, ())
     index, _ = policy_snapshot(placement, bindings, spec)
     try:
@@ -514,15 +539,17 @@ class _Stored:
 
     @classmethod
     def read(cls, placement: Placement, *, lock: bool) -> _Stored:
-        rows_of = placement.decisions if placement.is_ocm else placement.bindings
         query = Placement.objects.select_for_update() if lock else Placement.objects
         spec, status = query.values_list("spec", "status").get(pk=placement.pk)
         status = status or {}
-        rows = list(rows_of.filter(owner=Owner.DASHBOARD).order_by("pk"))
+        rows: list[Any]
+        fingerprint: tuple[tuple[Any, ...], ...]
         if placement.is_ocm:
-            fingerprint = tuple((r.pk, r.name, r.labels, r.decisions) for r in rows)
+            rows = decisions = list(placement.decisions.filter(owner=Owner.DASHBOARD).order_by("pk"))
+            fingerprint = tuple((r.pk, r.name, r.labels, r.decisions) for r in decisions)
         else:
-            fingerprint = tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in rows)
+            rows = bindings = list(placement.bindings.filter(owner=Owner.DASHBOARD).order_by("pk"))
+            fingerprint = tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in bindings)
         return cls(
             spec or {},
             tuple(status.get(key) for key in _SCHEDULING_STATUS_KEYS),
@@ -546,7 +573,7 @@ def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: dat
         return _error_writer(placement, f"{exc.field}: {exc.message}", now, stored)
     if placement.read_only:
         return _plan_observed(placement, parsed, snapshot, now)
-    if placement.is_ocm:
+    if isinstance(parsed, ocm.Placement):
         return _plan_ocm(placement, parsed, stored, snapshot, now)
     return _plan_fleet(placement, parsed, stored, snapshot, now)
 
@@ -575,7 +602,7 @@ def _save_run(placement: Placement, explained: dict[str, Any], now: datetime) ->
     placement.save(update_fields=["explanation", "last_scheduled_at", "status", "updated"])
 
 
-def _plan_observed(placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime) -> Writer:
+def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Writer:
     """Hub-owned: explain, never decide. The selection is what the hub's own objects say."""
     result, error = _schedule_or_error(placement, parsed, snapshot, now)
     explained = explanation(result) if result is not None else {"error": error}
@@ -593,7 +620,7 @@ def _plan_observed(placement: Placement, parsed: Any, snapshot: HubSnapshot, now
 
 
 def _schedule_or_error(
-    placement: Placement, parsed: Any, snapshot: HubSnapshot, now: datetime
+    placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime
 ) -> tuple[ScheduleResult | None, str]:
     try:
         return _schedule(placement, parsed, snapshot, now), ""
@@ -619,10 +646,11 @@ def _plan_ocm(
     expiry = snapshot.next_score_expiry(_add_on_resources(parsed), now)
 
     def write() -> Outcome:
-        if result.skipped or result.error is not None:
+        # a skipped or failed run plans no binds
+        if result.skipped or result.error is not None or result.plan is None:
             _save_run(placement, explained, now)
             return Outcome(before, before, changed_decisions=False)
-        changed = _apply_bind_plan(placement, rows, result)
+        changed = _apply_bind_plan(placement, rows, result.plan)
         snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
         placement.status = {
             **placement.status,
@@ -659,12 +687,10 @@ def _add_on_resources(parsed: ocm.Placement) -> set[str]:
     }
 
 
-def _apply_bind_plan(
-    placement: Placement, rows: dict[str, PlacementDecision], result: OcmScheduleResult
-) -> bool:
+def _apply_bind_plan(placement: Placement, rows: dict[str, PlacementDecision], plan: BindPlan) -> bool:
     """Write the bind step's API calls to the rows, in upstream order; `rows` ends as the stored state."""
     created, updated, deleted = [], {}, []
-    for action in result.plan.actions:
+    for action in plan.actions:
         manifest_ = action.manifest or {}
         if action.verb == CREATE:
             # a real API server drops status on create; the status patch that follows fills it in
@@ -692,7 +718,7 @@ def _apply_bind_plan(
         [r for r in updated.values() if r not in created], ["labels", "decisions"]
     )
     PlacementDecision.objects.filter(pk__in=deleted).delete()
-    return bool(result.plan.actions)
+    return bool(plan.actions)
 
 
 def _plan_fleet(
@@ -706,11 +732,11 @@ def _plan_fleet(
     own = _converted(rows.values(), _binding)
     snapshot.bindings[placement.name] = own
     before = _bound_clusters(own)
-    result, error = _schedule_or_error(placement, parsed, snapshot, now)
-    if result is None:
-        return _error_writer(placement, error, now, stored)
-    fleet_result = result
-    explained = explanation(result)
+    try:
+        fleet_result = _schedule_crp(placement, parsed, snapshot, now)
+    except ManifestError as exc:
+        return _error_writer(placement, exc.message, now, stored)
+    explained = explanation(fleet_result)
     index, digest = policy_snapshot(placement, own)
 
     def write() -> Outcome:

@@ -26,6 +26,7 @@ from placement.scheduler.fleet.report import FleetScheduleResult
 from placement.scheduler.fleet.types import PICK_ALL, PICK_FIXED
 from placement.scheduler.ocm import triggers
 from placement.scheduler.ocm.taints import cluster_tolerated, toleration_error, untolerated_reason
+from placement.scheduler.ocm.types import Placement as OcmPlacement
 
 # the hub's inventory as cached, and with the edited cluster
 Snapshots = tuple[service.HubSnapshot, service.HubSnapshot]
@@ -134,6 +135,7 @@ def _settled_by_taints(
         return None
     before, after = (snapshot.ocm for snapshot in snapshots)
     parsed = service.parse(placement)
+    assert isinstance(parsed, OcmPlacement)  # an OCM placement parses as one
     if parsed.scheduling_disabled or toleration_error(parsed.tolerations) is not None:
         return None
     if any(predicate.cel_expressions for predicate in parsed.predicates):
