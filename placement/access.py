@@ -15,6 +15,7 @@ with `inventory.roles` by `register_rules` when the app is ready.
 """
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -37,6 +38,7 @@ from placement.models import (
 )
 
 User = AbstractBaseUser | AnonymousUser
+M = TypeVar("M", bound=models.Model)
 Actor = AbstractBaseUser | str | None
 
 CHANGE_DENIED = (
@@ -75,7 +77,7 @@ def register_rules() -> None:
     roles.register(ApprovalRequest, _through_placement("run__placement"))
 
 
-def visible(queryset: QuerySet, user: User) -> QuerySet:
+def visible(queryset: QuerySet[M], user: User) -> QuerySet[M]:
     """`queryset` (placements, runs, strategies, approval requests, ...) narrowed to what `user` sees."""
     return roles.restrict(queryset, user)
 

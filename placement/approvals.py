@@ -76,34 +76,35 @@ class InboxEntry:
 # --- who may approve, and what they see ---------------------------------------------------------------
 
 
-def can_approve(user: AbstractBaseUser, request: ApprovalRequest) -> bool:
+def can_approve(user: roles.User, request: ApprovalRequest) -> bool:
     """Admins of cluster sets that together hold every cluster of the request's stage, and superusers
     (approving a rollout that touches a set's clusters is the set admin's call)."""
     return roles.can_approve_clusters(user, request.hub, stage_clusters(request))
 
 
-def visible_requests(user: AbstractBaseUser) -> QuerySet[ApprovalRequest]:
+def visible_requests(user: roles.User) -> QuerySet[ApprovalRequest]:
     """The approval requests the user may see (those of runs of placements they see), oldest first
     (the longest waiting on top)."""
     rows = ApprovalRequest.objects.select_related("hub", "run").order_by("created", "pk")
     return roles.restrict(rows, user)
 
 
-def pending_approvals(user: AbstractBaseUser) -> QuerySet[ApprovalRequest]:
+def pending_approvals(user: roles.User) -> QuerySet[ApprovalRequest]:
     """The inbox: hub- and dashboard-owned requests not accepted yet (pending, or approved and waiting)."""
     return visible_requests(user).filter(state__in=OPEN_STATES)
 
 
-def pending_count(user: AbstractBaseUser) -> int:
+def pending_count(user: roles.User) -> int:
     """Requests the user sees that nobody has approved yet: the navigation bar's badge (one count)."""
     return roles.restrict(ApprovalRequest.objects.filter(state=ApprovalRequest.State.PENDING), user).count()
 
 
-def inbox_entries(rows: Iterable[ApprovalRequest], user: AbstractBaseUser) -> list[InboxEntry]:
+def inbox_entries(rows: Iterable[ApprovalRequest], user: roles.User) -> list[InboxEntry]:
     """The inbox rows; who may approve which is decided for the whole page at once (two queries)."""
     stages = {row: stage_clusters(row) for row in rows}
     allowed = _approvable(user, stages)
-    stoppable = _administered_runs(user, [row.run_id for row in stages if _stoppable(row)])
+    running = [run.pk for row in stages if (run := row.run) is not None and _stoppable(run)]
+    stoppable = _administered_runs(user, running)
     return [
         InboxEntry(
             row,
@@ -117,17 +118,17 @@ def inbox_entries(rows: Iterable[ApprovalRequest], user: AbstractBaseUser) -> li
     ]
 
 
-def approvable(user: AbstractBaseUser, rows: Iterable[ApprovalRequest]) -> dict[int, bool]:
+def approvable(user: roles.User, rows: Iterable[ApprovalRequest]) -> dict[int, bool]:
     """`can_approve` for a whole page of requests at once (two queries at most), by request pk."""
     return _approvable(user, {row: stage_clusters(row) for row in rows})
 
 
-def _approvable(user: AbstractBaseUser, stages: dict[ApprovalRequest, tuple[str, ...]]) -> dict[int, bool]:
+def _approvable(user: roles.User, stages: dict[ApprovalRequest, tuple[str, ...]]) -> dict[int, bool]:
     allowed = roles.can_approve_stages(user, [(row.hub_id, names) for row, names in stages.items()])
     return {row.pk: may for row, may in zip(stages, allowed, strict=True)}
 
 
-def _administered_runs(user: AbstractBaseUser, run_ids: list[int]) -> set[int]:
+def _administered_runs(user: roles.User, run_ids: list[int]) -> set[int]:
     """Which of these runs `user` may stop: one query, none without runs."""
     if not run_ids:
         return set()
@@ -135,10 +136,9 @@ def _administered_runs(user: AbstractBaseUser, run_ids: list[int]) -> set[int]:
     return set(runs.values_list("pk", flat=True))
 
 
-def _stoppable(row: ApprovalRequest) -> bool:
+def _stoppable(run: StagedUpdateRun) -> bool:
     """A running dashboard-owned run (hub-owned runs change on the hub)."""
-    run = row.run
-    return run is not None and run.owner == Owner.DASHBOARD and run.spec.get("state") == rollouts.RUN
+    return run.owner == Owner.DASHBOARD and run.spec.get("state") == rollouts.RUN
 
 
 def task_kind(row: ApprovalRequest) -> str:
@@ -166,7 +166,8 @@ def waiting_since(row: ApprovalRequest) -> datetime | None:
 
 def _stage_status(row: ApprovalRequest) -> Mapping[str, Any] | None:
     status = row.run.status if row.run is not None else {}
-    for stage in status.get("stagesStatus") or ():
+    stages: list[Mapping[str, Any]] = status.get("stagesStatus") or []
+    for stage in stages:
         if stage.get("stageName") == row.stage_name:
             return stage
     return None
@@ -238,9 +239,10 @@ def approve(
                 hub_answer=done.hub_answer,
                 request=http_request,
             )
-            if done.outcome == AuditEntry.Outcome.OK and row.owner == Owner.DASHBOARD and row.run is not None:
+            run = row.run
+            if done.outcome == AuditEntry.Outcome.OK and row.owner == Owner.DASHBOARD and run is not None:
                 # the run's executor accepts the approval on its next step: queue it now
-                transaction.on_commit(lambda: rollouts.request_reconcile(row.run))
+                transaction.on_commit(lambda: rollouts.request_reconcile(run))
     if failure is not None:
         raise ApprovalFailed(f"{request_row.name} was not approved: {failure}") from failure
     return ApprovalResult(row, done.outcome, _message(row, done.outcome))

@@ -90,10 +90,11 @@ def errors(placement: Placement, tolerations: Any) -> dict[str, str]:
 def _validated(placement: Placement, tolerations: Any) -> list[dict[str, Any]]:
     if found := errors(placement, tolerations):
         raise ValidationError(found)
-    return tolerations
+    valid: list[dict[str, Any]] = tolerations  # a list the parser accepted as tolerations
+    return valid
 
 
-def can_edit(user: AbstractBaseUser, placement: Placement) -> bool:
+def can_edit(user: access.User, placement: Placement) -> bool:
     """Dashboard-owned placements, for admins of the sets they can use (placement.access)."""
     return not placement.read_only and access.can_change(user, placement)
 

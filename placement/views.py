@@ -6,8 +6,11 @@ what-if form evaluates through the API (`/api/placements/<id>/whatif/`) and appl
 upload manifests) write only on POST, through `placement.service` and `placement.importing`.
 """
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
@@ -62,9 +65,15 @@ SCORE_COLUMNS = (
 TIMELINE_LENGTH = 50
 
 
+class SignedInRequest(HttpRequest):
+    """The request of a `login_required` view: its user is signed in, never anonymous."""
+
+    user: User
+
+
 @login_required
 @require_GET
-def placement_list(request: HttpRequest) -> HttpResponse:
+def placement_list(request: SignedInRequest) -> HttpResponse:
     placements = access.visible(queries.for_list(Placement.objects.for_listing()), request.user)
     filterset = PlacementFilterSet(request.GET, queryset=placements, request=request)
     page = listing.filtered_page(request, filterset)
@@ -96,7 +105,7 @@ def _visible_run(request: HttpRequest, pk: int, *related: str) -> StagedUpdateRu
     return get_object_or_404(runs, pk=pk)
 
 
-def _score_context(request: HttpRequest, placement: Placement) -> dict:
+def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
     """The score table's page (sorted, filtered, paged server-side) and the chart of the top ranks."""
     explanation = placement.explanation or {}
     prioritizers = tables.prioritizer_columns(placement.kind, explanation)
@@ -134,7 +143,7 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict:
 
 @login_required
 @require_GET
-def placement_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     placement = _visible_placement(request, pk)
     context = _score_context(request, placement)
     if listing.is_htmx(request):
@@ -167,7 +176,7 @@ WHATIF_TRIGGER = "what-if applied"
 
 @login_required
 @require_POST
-def placement_whatif_apply(request: HttpRequest, pk: int) -> HttpResponse:
+def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     """What-if Apply (POST + CSRF; `spec`: the evaluated spec as JSON), saved by `service.apply_spec`:
     validated, rescheduled, audited and recorded once in the history (a double submit adds nothing).
     htmx gets the new score table with the chart's figure, and the selected count and the history
@@ -203,7 +212,7 @@ def _whatif_refused(request: HttpRequest, reason: str, status: int) -> HttpRespo
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def placement_create(request: HttpRequest) -> HttpResponse:
+def placement_create(request: SignedInRequest) -> HttpResponse:
     if not access.administers_any(request.user):
         return _forbidden(request, access.ADMIN_NEEDED)
     if request.method == "GET":
@@ -225,7 +234,7 @@ def placement_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def placement_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def placement_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     placement = _visible_placement(request, pk)
     if placement.read_only:
         hub = placement.hub.name
@@ -250,7 +259,7 @@ def placement_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def placement_upload(request: HttpRequest) -> HttpResponse:
+def placement_upload(request: SignedInRequest) -> HttpResponse:
     if not access.administers_any(request.user):
         return _forbidden(request, access.ADMIN_NEEDED)
     report = None
@@ -267,7 +276,7 @@ def placement_upload(request: HttpRequest) -> HttpResponse:
 # --- the approvals inbox (placement.approvals) ---------------------------------------------------------
 
 
-def _approvals_context(request: HttpRequest, error: str = "") -> dict:
+def _approvals_context(request: HttpRequest, error: str = "") -> dict[str, Any]:
     """The filtered page of requests; those approved but not accepted yet are re-read from their hub."""
     visible = approvals.visible_requests(request.user)
     filterset = ApprovalRequestFilterSet(request.GET, queryset=visible, request=request)
@@ -287,7 +296,7 @@ def _approvals_context(request: HttpRequest, error: str = "") -> dict:
 
 @login_required
 @require_GET
-def approval_list(request: HttpRequest) -> HttpResponse:
+def approval_list(request: SignedInRequest) -> HttpResponse:
     return listing.render_list(
         request, "placement/approval_list.html", "placement/_approval_table.html", _approvals_context(request)
     )
@@ -295,7 +304,7 @@ def approval_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def approval_row(request: HttpRequest, pk: int) -> HttpResponse:
+def approval_row(request: SignedInRequest, pk: int) -> HttpResponse:
     """One inbox row, re-read from the hub while approved; the page polls it until accepted."""
     row = get_object_or_404(approvals.visible_requests(request.user), pk=pk)
     approvals.refresh_waiting([row])  # a failed re-read keeps the stored state; the next poll tries again
@@ -306,7 +315,7 @@ def approval_row(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def approval_approve(request: HttpRequest, pk: int) -> HttpResponse:
+def approval_approve(request: SignedInRequest, pk: int) -> HttpResponse:
     """Approve (POST + CSRF), then back to the inbox with the filters kept (the query string of the form)."""
     row = get_object_or_404(approvals.visible_requests(request.user), pk=pk)
     try:
@@ -329,7 +338,7 @@ RUN_POLL_SECONDS = 5
 
 @login_required
 @require_GET
-def run_list(request: HttpRequest) -> HttpResponse:
+def run_list(request: SignedInRequest) -> HttpResponse:
     runs = access.visible(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"), request.user)
     runs = rollouts.with_pending_approvals(runs)
     filterset = StagedUpdateRunFilterSet(request.GET, queryset=runs, request=request)
@@ -347,7 +356,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
     return listing.render_list(request, "placement/run_list.html", "placement/_run_table.html", context)
 
 
-def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict:
+def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict[str, Any]:
     """Stages (the run's own once it started, else the preview), timeline, tasks, conditions, events."""
     now = timezone.now()
     summary = tables.RunSummary.of(run.status or {})
@@ -377,7 +386,7 @@ def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict:
 
 @login_required
 @require_GET
-def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def run_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     run = _visible_run(request, pk, "hub", "placement")
     context = _run_context(request, run)
     template = "placement/_run_body.html" if listing.is_htmx(request) else "placement/run_detail.html"
@@ -386,7 +395,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def run_state(request: HttpRequest, pk: int) -> HttpResponse:
+def run_state(request: SignedInRequest, pk: int) -> HttpResponse:
     """Initialize / Run / Stop (POST + CSRF): permission-checked and audited by `rollouts.set_run_state`."""
     run = _visible_run(request, pk, "hub")
     state = request.POST.get("state", "")
@@ -403,7 +412,7 @@ def run_state(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
+def run_resume(request: SignedInRequest, pk: int) -> HttpResponse:
     """Resume (POST + CSRF): the run's step now; permission-checked and audited by `rollouts.resume_run`."""
     run = _visible_run(request, pk, "hub")
     try:
@@ -421,7 +430,7 @@ def _names(request: HttpRequest, rows: QuerySet[Placement] | QuerySet[StagedUpda
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def run_create(request: HttpRequest) -> HttpResponse:
+def run_create(request: SignedInRequest) -> HttpResponse:
     if not access.administers_any(request.user):
         return _forbidden(request, access.ADMIN_NEEDED)
     initial = {"placement_name": request.GET.get("placement", ""), "hub": request.GET.get("hub")}
@@ -447,7 +456,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def strategy_list(request: HttpRequest) -> HttpResponse:
+def strategy_list(request: SignedInRequest) -> HttpResponse:
     strategies = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
     strategies = access.visible(strategies, request.user)
     filterset = StagedUpdateStrategyFilterSet(request.GET, queryset=strategies, request=request)
@@ -472,7 +481,7 @@ def strategy_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def strategy_create(request: HttpRequest) -> HttpResponse:
+def strategy_create(request: SignedInRequest) -> HttpResponse:
     if not access.administers_any(request.user):
         return _forbidden(request, access.ADMIN_NEEDED)
     if request.method == "GET":
@@ -519,7 +528,7 @@ def _toleration_response(
     return respond(request, "placement/_toleration_editor.html", context, status, page)
 
 
-def _toleration_preview(placement: Placement, rows: list[dict]) -> dict:
+def _toleration_preview(placement: Placement, rows: list[dict[str, Any]]) -> dict[str, Any]:
     answer = tolerations.preview(placement, rows)
     return {"whatif": answer, "removed": tolerations.removed_with_reasons(answer)}
 
@@ -533,7 +542,7 @@ def _tolerations_saved(request: HttpRequest, placement: Placement) -> HttpRespon
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def placement_tolerations(request: HttpRequest, pk: int) -> HttpResponse:
+def placement_tolerations(request: SignedInRequest, pk: int) -> HttpResponse:
     """GET: the editor (the placement page loads it); POST: `add` a row, `preview` the diff, `save`."""
     placement = _visible_placement(request, pk)
     if request.method == "GET":
@@ -557,7 +566,9 @@ def placement_tolerations(request: HttpRequest, pk: int) -> HttpResponse:
 ROLLOUT_POLL_SECONDS = 5
 
 
-def _rollout_context(request: HttpRequest, placement: Placement, page: dict | None = None) -> dict:
+def _rollout_context(
+    request: HttpRequest, placement: Placement, page: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The Rollout section; it reuses the page's bindings or decision pages, read once for both."""
     page = page or {}
     if placement.is_ocm:
@@ -585,10 +596,10 @@ def _rollout_context(request: HttpRequest, placement: Placement, page: dict | No
     return {"bindings": rows, "rollout": rollout}
 
 
-def _strategy(placement: Placement) -> dict | None:
+def _strategy(placement: Placement) -> dict[str, Any] | None:
     """The CRP's rollout strategy with upstream's defaults filled in (None: a spec the parser rejects)."""
     try:
-        strategy = service.parse(placement).strategy
+        strategy = service.parse_crp(placement).strategy
     except ManifestError:
         return None
     config = strategy.rolling_update
@@ -605,7 +616,7 @@ def _strategy(placement: Placement) -> dict | None:
 
 @login_required
 @require_GET
-def rollout_section(request: HttpRequest, pk: int) -> HttpResponse:
+def rollout_section(request: SignedInRequest, pk: int) -> HttpResponse:
     """The Rollout section alone (htmx polls it while a rolling update moves)."""
     placement = _visible_placement(request, pk)
     context = {"placement": placement, **_rollout_context(request, placement)}
@@ -614,7 +625,7 @@ def rollout_section(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def placement_rollout(request: HttpRequest, pk: int) -> HttpResponse:
+def placement_rollout(request: SignedInRequest, pk: int) -> HttpResponse:
     """Roll out a new resource snapshot (POST + CSRF; permission-checked and audited)."""
     placement = _visible_placement(request, pk)
     try:

@@ -6,18 +6,23 @@ mirrors (403 with the reason); writes are recorded in the placement's history an
 """
 
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import yaml
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer, ModelSerializer
 from rest_framework.views import APIView
 
 from inventory import roles
@@ -39,6 +44,16 @@ from placement.summary import FLEET_CRP
 logger = logging.getLogger(__name__)
 
 NON_FIELD = "non_field_errors"
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _signed_in(request: Request) -> AbstractBaseUser:
+    """The user a write acts for: every view here requires IsAuthenticated, so never the anonymous one."""
+    user = request.user
+    assert isinstance(user, AbstractBaseUser)
+    return user
 
 
 def manifest_error(exc: ManifestError) -> exceptions.ValidationError:
@@ -75,7 +90,7 @@ class PlacementPermission(BasePermission):
             )
         _through_service(
             access.authorise,
-            request.user,
+            _signed_in(request),
             lambda user: access.can_change(user, placement),
             access.CHANGE_DENIED,
             action=self.WRITES[view.action],
@@ -85,7 +100,7 @@ class PlacementPermission(BasePermission):
         return True
 
 
-class PlacementViewSet(viewsets.ModelViewSet):
+class PlacementViewSet(viewsets.ModelViewSet[Placement]):
     """OCM Placements and Fleet ClusterResourcePlacements, filtered by the page's FilterSet."""
 
     queryset = queries.for_list(Placement.objects.for_listing())
@@ -96,12 +111,12 @@ class PlacementViewSet(viewsets.ModelViewSet):
     def get_serializer_class(self) -> type[api.PlacementSerializer]:
         return api.PlacementDetailSerializer if self.action == "retrieve" else api.PlacementSerializer
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[Placement]:
         queryset = access.visible(super().get_queryset(), self.request.user)
         # the detail view shows the explanation the list leaves out
         return queryset.defer(None).defer("annotations") if self.action == "retrieve" else queryset
 
-    def perform_create(self, serializer: api.PlacementSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Placement]) -> None:
         data = serializer.validated_data
         placement = _through_service(
             service.create_placement,
@@ -110,7 +125,7 @@ class PlacementViewSet(viewsets.ModelViewSet):
             namespace=data.get("namespace", ""),
             name=data["name"],
             spec=data["spec"],
-            actor=self.request.user,
+            actor=_signed_in(self.request),
             request=self.request,
         )
         logger.info(
@@ -122,15 +137,19 @@ class PlacementViewSet(viewsets.ModelViewSet):
         )
         serializer.instance = self.get_queryset().get(pk=placement.pk)
 
-    def perform_update(self, serializer: api.PlacementSerializer) -> None:
+    def perform_update(self, serializer: BaseSerializer[Placement]) -> None:
         placement = serializer.instance
+        assert placement is not None  # `update` made the serializer on the placement it changes
         spec = serializer.validated_data.get("spec", placement.spec)
-        _through_service(service.apply_spec, placement, spec, actor=self.request.user, request=self.request)
+        actor = _signed_in(self.request)
+        _through_service(service.apply_spec, placement, spec, actor=actor, request=self.request)
         logger.info("placement %s spec applied by %s", placement, self.request.user.get_username())
         serializer.instance = self.get_queryset().get(pk=placement.pk)
 
     def perform_destroy(self, placement: Placement) -> None:
-        _through_service(service.delete_placement, placement, actor=self.request.user, request=self.request)
+        _through_service(
+            service.delete_placement, placement, actor=_signed_in(self.request), request=self.request
+        )
 
     @extend_schema(
         request=OpenApiTypes.OBJECT,
@@ -153,18 +172,20 @@ class PlacementViewSet(viewsets.ModelViewSet):
         """OCM: the PlacementDecision pages; Fleet: the ClusterResourceBindings with their state."""
         placement = self.get_object()
         if placement.kind == FLEET_CRP:
-            rows, serializer = queries.bindings(placement), api.ClusterResourceBindingSerializer
-        else:
-            rows, serializer = queries.decision_pages(placement), api.PlacementDecisionSerializer
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(serializer(page, many=True).data)
+            return self._paged(queries.bindings(placement), api.ClusterResourceBindingSerializer)
+        return self._paged(queries.decision_pages(placement), api.PlacementDecisionSerializer)
 
     @extend_schema(responses={200: api.DecisionChangeSerializer(many=True)})
     @action(detail=True, methods=["get"])
     def history(self, request: Request, pk: str | None = None) -> Response:
         """Every change of the selected clusters or the spec, newest first, with trigger and actor."""
-        page = self.paginate_queryset(self.get_object().history.select_related("actor"))
-        return self.get_paginated_response(api.DecisionChangeSerializer(page, many=True).data)
+        return self._paged(self.get_object().history.select_related("actor"), api.DecisionChangeSerializer)
+
+    def _paged(self, rows: QuerySet[Any], serializer: type[ModelSerializer[Any]]) -> Response:
+        """A page of rows of another model than placements: DRF pages any queryset (its stub only
+        the viewset's model, hence Any)."""
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(serializer(page, many=True).data)
 
 
 def _limit(request: Request) -> int:
@@ -200,7 +221,7 @@ class HubFailed(exceptions.APIException):
     default_code = "hub_failed"
 
 
-class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet):
+class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet[ApprovalRequest]):
     """Approval requests of staged update runs (hub- and dashboard-owned); without `state`, the open ones.
 
     `POST .../approve/` approves one: 200 with the new state (approving twice is a 200 no-op), 403 when
@@ -211,7 +232,7 @@ class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet):
     pagination_class = InventoryPagination
     serializer_class = api.ApprovalRequestSerializer
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[ApprovalRequest]:
         return approvals.visible_requests(self.request.user)
 
     def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
@@ -230,7 +251,7 @@ class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet):
         dashboard-owned run, in the database; audited either way."""
         row: ApprovalRequest = self.get_object()
         try:
-            result = approvals.approve(row, request.user, http_request=request)
+            result = approvals.approve(row, _signed_in(request), http_request=request)
         except PermissionDenied as exc:
             raise exceptions.PermissionDenied(str(exc)) from exc
         except approvals.ApprovalFailed as exc:
@@ -241,7 +262,7 @@ class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet):
 # --- staged update strategies and runs (placement.rollouts) ----------------------------------------
 
 
-def _through_service(call: Any, *args: Any, **kwargs: Any) -> Any:
+def _through_service(call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """A rollouts call with its refusals as API errors: 403 with the reason, 400 naming the field."""
     try:
         return call(*args, **kwargs)
@@ -251,7 +272,9 @@ def _through_service(call: Any, *args: Any, **kwargs: Any) -> Any:
         raise service_error(exc) from exc
 
 
-class StagedUpdateStrategyViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class StagedUpdateStrategyViewSet(
+    mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[StagedUpdateStrategy]
+):
     """ClusterStagedUpdateStrategies (hub- and dashboard-owned). Creating one makes it dashboard-owned,
     checked with the CRD's rules (400 naming the field) and audited; it needs the admin role on a
     populated cluster set of its hub (403)."""
@@ -262,17 +285,17 @@ class StagedUpdateStrategyViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyMode
     serializer_class = api.StagedUpdateStrategySerializer
     permission_classes = [IsAuthenticated]
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[StagedUpdateStrategy]:
         return access.visible(super().get_queryset(), self.request.user)
 
-    def perform_create(self, serializer: api.StagedUpdateStrategySerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[StagedUpdateStrategy]) -> None:
         data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
         serializer.instance = _through_service(
-            rollouts.create_strategy, **data, actor=self.request.user, request=self.request
+            rollouts.create_strategy, **data, actor=_signed_in(self.request), request=self.request
         )
 
 
-class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[StagedUpdateRun]):
     """ClusterStagedUpdateRuns (hub- and dashboard-owned). Creating one makes a dashboard-owned run of a
     dashboard-owned External CRP (400 naming the field otherwise), queued for its first step.
     `POST .../state/` {"state": "Run"|"Stop"|"Initialize"}: 200 with the run, 400 for a state or
@@ -284,7 +307,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
     pagination_class = InventoryPagination
     permission_classes = [IsAuthenticated]
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[StagedUpdateRun]:
         return access.visible(super().get_queryset(), self.request.user)
 
     def get_serializer_class(self) -> type[api.StagedUpdateRunSerializer]:
@@ -292,9 +315,11 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
             return api.StagedUpdateRunSerializer
         return api.StagedUpdateRunDetailSerializer
 
-    def perform_create(self, serializer: api.StagedUpdateRunSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[StagedUpdateRun]) -> None:
         data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
-        run = _through_service(rollouts.create_run, **data, actor=self.request.user, request=self.request)
+        run = _through_service(
+            rollouts.create_run, **data, actor=_signed_in(self.request), request=self.request
+        )
         serializer.instance = self.get_queryset().get(pk=run.pk)
 
     @extend_schema(request=api.RunStateSerializer, responses={200: api.StagedUpdateRunDetailSerializer})
@@ -305,7 +330,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
         body = api.RunStateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         state = body.validated_data["state"]
-        _through_service(rollouts.set_run_state, run, state, request.user, request=request)
+        _through_service(rollouts.set_run_state, run, state, _signed_in(request), request=request)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
     @extend_schema(request=None, responses={200: api.StagedUpdateRunDetailSerializer})
@@ -313,7 +338,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
     def resume(self, request: Request, pk: str | None = None) -> Response:
         """Step a stuck dashboard-owned run now (its failed attempts forgotten); audited."""
         run = self.get_object()
-        _through_service(rollouts.resume_run, run, request.user, request=request)
+        _through_service(rollouts.resume_run, run, _signed_in(request), request=request)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
 
@@ -338,6 +363,6 @@ class PlacementRolloutView(APIView):
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         placement = _visible_placement(request, pk)
-        _through_service(rolling.roll_out_new_snapshot, placement, actor=request.user, request=request)
+        _through_service(rolling.roll_out_new_snapshot, placement, actor=_signed_in(request), request=request)
         placement.refresh_from_db()
         return Response(rolling.describe(placement))
