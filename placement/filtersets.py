@@ -32,10 +32,10 @@ class PlacementFilterSet(HubScopedFilterSet):
         model = Placement
         fields = ["namespace"]
 
-    def filter_text(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+    def filter_text(self, qs: QuerySet[Placement], name: str, value: str) -> QuerySet[Placement]:
         return qs.filter(Q(name__icontains=value) | Q(namespace__icontains=value)) if value else qs
 
-    def filter_satisfied(self, qs: QuerySet, name: str, value: bool | None) -> QuerySet:
+    def filter_satisfied(self, qs: QuerySet[Placement], name: str, value: bool | None) -> QuerySet[Placement]:
         return qs if value is None else queries.filter_satisfied(qs, value)
 
 
@@ -59,17 +59,17 @@ class ApprovalRequestFilterSet(HubScopedFilterSet):
         fields: list[str] = []
 
     @property
-    def qs(self) -> QuerySet:
-        queryset = super().qs
+    def qs(self) -> QuerySet[ApprovalRequest]:
+        queryset: QuerySet[ApprovalRequest] = super().qs
         # an absent or empty state means "open"; filter methods run only for non-empty values
         return queryset if self.form.cleaned_data.get("state") else queryset.filter(state__in=OPEN_STATES)
 
-    def filter_text(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+    def filter_text(self, qs: QuerySet[ApprovalRequest], name: str, value: str) -> QuerySet[ApprovalRequest]:
         # the run's name from the request itself: its run may not be synced (yet)
         run = Q(spec__parentStageRollout__icontains=value)
         return qs.filter(Q(name__icontains=value) | run) if value else qs
 
-    def filter_state(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+    def filter_state(self, qs: QuerySet[ApprovalRequest], name: str, value: str) -> QuerySet[ApprovalRequest]:
         return qs if value == self.ALL else qs.filter(state=value)
 
 
@@ -93,7 +93,7 @@ class StagedUpdateRunFilterSet(HubScopedFilterSet):
         model = StagedUpdateRun
         fields: list[str] = []
 
-    def filter_text(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+    def filter_text(self, qs: QuerySet[StagedUpdateRun], name: str, value: str) -> QuerySet[StagedUpdateRun]:
         if not value:
             return qs
         return qs.filter(

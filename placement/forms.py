@@ -7,7 +7,7 @@ whose `ValidationError({field: message})` is shown on the form field it names (`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from django import forms
@@ -61,17 +61,17 @@ def as_yaml(value: Mapping[str, Any]) -> str:
     return yaml.safe_dump(dict(value), sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
-class SpecField(forms.CharField):
+class SpecField(forms.Field):
     """A placement spec typed as YAML; read as the apiserver reads it, into a mapping."""
 
     def __init__(self, **kwargs: Any) -> None:
         attrs = {"rows": 22, "spellcheck": "false", "class": "yaml"}
         kwargs.setdefault("widget", forms.Textarea(attrs=attrs))
         kwargs.setdefault("required", False)  # an empty spec is valid (OCM: every bound cluster)
-        super().__init__(strip=False, **kwargs)
+        super().__init__(**kwargs)
 
     def to_python(self, value: Any) -> dict[str, Any]:
-        text = super().to_python(value)
+        text = "" if value in self.empty_values else str(value)  # as typed: YAML keeps its indentation
         try:
             spec = load_yaml(text) if text.strip() else {}
         except InputError as exc:
@@ -215,7 +215,8 @@ class StrategyForm(ServiceForm):
     spec = SpecField(label="Spec or whole ClusterStagedUpdateStrategy (YAML)")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if "spec" in data:
             name, data["spec"] = manifest_parts(data["spec"], "ClusterStagedUpdateStrategy")
             data["name"] = data.get("name") or name
@@ -271,7 +272,8 @@ class RunForm(ServiceForm):
         return self.FIELD_PATHS.get(path, "manifest" if path.startswith("spec") else None)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("manifest"):
             name, data["spec"] = manifest_parts(data["manifest"], "ClusterStagedUpdateRun")
             data["name"] = name or data.get("name", "")
@@ -320,6 +322,8 @@ class BaseTolerationFormSet(RowFormSet):
         super().__init__(data, prefix="tolerations", form_kwargs=form_kwargs, **kwargs)
 
 
-TolerationFormSet = forms.formset_factory(
-    TolerationForm, formset=BaseTolerationFormSet, extra=1, can_delete=True
+# formset_factory answers a subclass of `formset`; its stub says only BaseFormSet
+TolerationFormSet = cast(
+    type[BaseTolerationFormSet],
+    forms.formset_factory(TolerationForm, formset=BaseTolerationFormSet, extra=1, can_delete=True),
 )

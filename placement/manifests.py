@@ -115,6 +115,6 @@ def _numbered_objects(source: str, raw_documents: Iterable[Any]) -> Iterator[tup
 def _list_items(raw: Any) -> list[Any] | None:
     if isinstance(raw, list):
         return raw
-    if isinstance(raw, dict) and raw.get("kind") == "List" and isinstance(raw.get("items"), list):
-        return raw["items"]
+    if isinstance(raw, dict) and raw.get("kind") == "List" and isinstance(items := raw.get("items"), list):
+        return items
     return None

@@ -19,7 +19,7 @@ PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
 CRP_LABEL = "kubernetes-fleet.io/parent-CRP"
 
 
-def _owner_field() -> models.CharField:
+def _owner_field() -> models.CharField[str, str]:
     return models.CharField(max_length=16, choices=Owner.choices, default=Owner.HUB)
 
 
@@ -263,7 +263,7 @@ class RolloutObject(models.Model):
         return self.owner == Owner.HUB
 
 
-def _unique_per_hub(model: str) -> list[models.UniqueConstraint]:
+def _unique_per_hub(model: str) -> list[models.BaseConstraint]:
     # Regardless of owner, like placements: a run finds its strategy and approvals by name on the hub.
     return [models.UniqueConstraint(fields=["hub", "name"], name=f"{model}_unique_hub_name")]
 

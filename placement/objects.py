@@ -80,7 +80,8 @@ def _rollout_values(manifest: Document) -> dict[str, object]:
 
 
 def _generation(manifest: Document) -> int:
-    return field_value(manifest.body, "metadata.generation", int, 1)
+    generation: int = field_value(manifest.body, "metadata.generation", int, 1)
+    return generation
 
 
 def staged_update_strategy_row(manifest: Document) -> Row:

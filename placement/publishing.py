@@ -15,7 +15,7 @@ from typing import Any
 
 from inventory.hubclient import HubClient
 from inventory.hubwrites import Written, update_with_retry
-from placement.hubbindings import MANAGED_BY, MANAGED_BY_LABEL
+from inventory.objects import MANAGED_BY, MANAGED_BY_LABEL
 from placement.models import PLACEMENT_LABEL, Owner, Placement
 from placement.scheduler.ocm.decisions import API_VERSION
 

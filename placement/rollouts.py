@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -34,6 +34,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.utils import timezone
+from django_stubs_ext import WithAnnotations
 
 from inventory import audit
 from inventory.hubclient import HubError
@@ -297,7 +298,9 @@ def _state(state: Any) -> str:
 def external_placement(hub: Hub, name: str, actor: Actor = "") -> Placement:
     """The dashboard-owned External CRP a dashboard run can drive, or a ValidationError saying why not;
     for a user actor, among the CRPs their roles show (others are "not found", as if absent)."""
-    crps = Placement.objects.filter(hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, name=name)
+    crps: QuerySet[Placement] = Placement.objects.filter(
+        hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, name=name
+    )
     if isinstance(actor, AbstractBaseUser):
         crps = access.visible(crps, actor)
     crp = crps.first()
@@ -327,11 +330,14 @@ def create_run(
 ) -> StagedUpdateRun:
     """A dashboard-owned ClusterStagedUpdateRun of `hub`, then its first step (initialisation) queued."""
     draft = StagedUpdateRun(hub=hub, owner=Owner.DASHBOARD, name=name)
-    refused = {"action": "run.create", "target": draft, "request": request}
-    access.authorise(actor, access.administers_any, access.ADMIN_NEEDED, **refused)
+
+    def authorise(check: Callable[[access.User], bool], reason: str) -> None:
+        access.authorise(actor, check, reason, action="run.create", target=draft, request=request)
+
+    authorise(access.administers_any, access.ADMIN_NEEDED)
     cleaned = run_spec(spec)
     placement = external_placement(hub, cleaned["placementName"], actor)
-    access.authorise(actor, lambda user: access.can_change(user, placement), RUN_DENIED, **refused)
+    authorise(lambda user: access.can_change(user, placement), RUN_DENIED)
     # only now: whether a name is taken on the hub is for those who may run its placements
     _check_name(StagedUpdateRun, hub, name, RUN_KIND)
     if not StagedUpdateStrategy.objects.filter(hub=hub, name=cleaned["stagedRolloutStrategyName"]).exists():
@@ -548,7 +554,8 @@ def _write_approvals(run: StagedUpdateRun, step: UpdateRunStep) -> None:
 
 def retry_delay(attempts: int) -> timedelta:
     """How long after its `attempts`-th failure in a row a step is tried again: doubling, capped."""
-    return min(RETRY_FIRST * 2 ** max(attempts - 1, 0), RETRY_MAX)
+    doublings: int = 2 ** max(attempts - 1, 0)
+    return min(RETRY_FIRST * doublings, RETRY_MAX)
 
 
 def reconcile_run(run_id: int, now: datetime | None = None, *, force: bool = False) -> dict[str, Any]:
@@ -697,7 +704,17 @@ def resume_run(run: StagedUpdateRun, actor: Actor, request: HttpRequest | None =
 # --- what the pages and the API show ----------------------------------------------------------------
 
 
-def with_pending_approvals(runs: QuerySet[StagedUpdateRun]) -> QuerySet[StagedUpdateRun]:
+class PendingApprovals(TypedDict):
+    """What `with_pending_approvals` adds to each run."""
+
+    pending_approvals: int
+
+
+if TYPE_CHECKING:  # WithAnnotations takes a TypedDict only in annotations, not at run time
+    RunWithApprovals = WithAnnotations[StagedUpdateRun, PendingApprovals]
+
+
+def with_pending_approvals(runs: QuerySet[StagedUpdateRun]) -> QuerySet[RunWithApprovals]:
     """Runs with hub and placement, and `pending_approvals`: their requests not accepted yet (one query)."""
     pending = (
         ApprovalRequest.objects.filter(run=OuterRef("pk"))

@@ -6,7 +6,7 @@ JSON read, a sort of the key columns and a ScoreRow per shown row.
 """
 
 import html
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Protocol, TypeVar, overload
@@ -102,7 +102,7 @@ def explanation_rows(explanation: Mapping[str, Any]) -> list[dict[str, Any]]:
 class RowKey(NamedTuple):
     """The sort and filter fields of one row of the columns, and where it is."""
 
-    index: int
+    position: int
     name: str
     selected: bool
     filtered_by: str | None
@@ -141,8 +141,9 @@ class ScoreTable:
         columns = explanation_columns(explanation)
         if kind != FLEET_CRP:
             count = cluster_columns.row_count(columns)
-            ranks = columns.get("rank") or [None] * count
-            return cls(kind, columns, explanation.get("weights") or {}, ranks, columns.get("total") or ranks)
+            ocm_ranks = columns.get("rank") or [None] * count
+            weights = explanation.get("weights") or {}
+            return cls(kind, columns, weights, ocm_ranks, columns.get("total") or ocm_ranks)
         names, reasons = columns.get("name") or [], columns.get("filteredBy") or []
         affinity, topology = columns.get("affinityScore") or [], columns.get("topologySpreadScore") or []
         scored = [i for i in range(len(names)) if reasons[i] is None and affinity[i] is not None]
@@ -174,7 +175,7 @@ class ScoreTable:
     def top(self, count: int) -> list[ScoreRow]:
         """The rows of the `count` best ranks, by rank."""
         ranked = sort_rows([key for key in self.keys() if key.rank is not None], "rank")
-        return [self.row(key.index) for key in ranked[:count]]
+        return [self.row(key.position) for key in ranked[:count]]
 
 
 class ScoreRows(Sequence[ScoreRow]):
@@ -192,17 +193,17 @@ class ScoreRows(Sequence[ScoreRow]):
     def __getitem__(self, index: slice) -> list[ScoreRow]: ...
     def __getitem__(self, index: int | slice) -> ScoreRow | list[ScoreRow]:
         if isinstance(index, slice):
-            return [self.table.row(key.index) for key in self.keys[index]]
-        return self.table.row(self.keys[index].index)
+            return [self.table.row(key.position) for key in self.keys[index]]
+        return self.table.row(self.keys[index].position)
 
     def __iter__(self) -> Iterator[ScoreRow]:
-        return (self.table.row(key.index) for key in self.keys)
+        return (self.table.row(key.position) for key in self.keys)
 
 
 def score_rows(kind: str, explanation: Mapping[str, Any]) -> list[ScoreRow]:
     """Every cluster of the explanation as a ScoreRow, ranked first (by rank), then the rest by name."""
     table = ScoreTable.of(kind, explanation)
-    return [table.row(key.index) for key in sort_rows(table.keys(), "rank")]
+    return [table.row(key.position) for key in sort_rows(table.keys(), "rank")]
 
 
 def _rank_key(row: _Sortable) -> tuple[int, int, str]:
@@ -230,11 +231,12 @@ def sort_rows(rows: list[Row], sort: str) -> list[Row]:
 
 def filter_rows(rows: Sequence[Row], *, name: str = "", show: str = "") -> list[Row]:
     """`name` contains; `show` = `selected`, `scored` or `filtered` (anything else: every row)."""
-    wanted = {
+    shows: dict[str, Callable[[Row], bool]] = {
         "selected": lambda row: row.selected,
         "scored": lambda row: row.rank is not None,
         "filtered": lambda row: row.filtered_by is not None,
-    }.get(show, lambda row: True)
+    }
+    wanted: Callable[[Row], bool] = shows.get(show, lambda row: True)
     needle = name.lower()
     return [row for row in rows if wanted(row) and needle in row.name.lower()]
 
@@ -361,8 +363,11 @@ class RunSummary:
     def chips(self) -> list[tuple[str, Mapping[str, Any] | None, str, str]]:
         """(type, condition, tone, short reason) of Initialized, Progressing and Succeeded, in that order;
         the short reason drops the "UpdateRun" every run reason starts with."""
-        named = (("Initialized", self.initialized), ("Progressing", self.progressing))
-        named += (("Succeeded", self.succeeded),)
+        named = (
+            ("Initialized", self.initialized),
+            ("Progressing", self.progressing),
+            ("Succeeded", self.succeeded),
+        )
         return [
             (kind, c, condition_tone(c), str((c or {}).get("reason", "")).removeprefix("UpdateRun"))
             for kind, c in named

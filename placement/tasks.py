@@ -267,7 +267,8 @@ def _cluster_trigger(change: Change[Any]) -> str:
 
 def describe(changes: HubChanges) -> str:
     """The trigger text of a hub change, e.g. "cluster label changed, add-on score changed"."""
-    texts = [_cluster_trigger(c) for c in (*changes.clusters, *changes.member_clusters)]
+    cluster_changes: list[Change[Any]] = [*changes.clusters, *changes.member_clusters]
+    texts = [_cluster_trigger(c) for c in cluster_changes]
     texts += ["cluster set changed"] * bool(changes.cluster_sets)
     texts += ["cluster set binding changed"] * bool(changes.bindings)
     texts += ["add-on score changed"] * bool(changes.add_on_scores)

@@ -233,7 +233,9 @@ def controls(placement: Placement) -> dict[str, Any]:
     """What the what-if form edits, read from the stored spec: weights, mode, count, tolerations, terms."""
     spec = placement.spec or {}
     if placement.kind == FLEET_CRP:
-        policy = spec.get("policy") if isinstance(spec.get("policy"), dict) else {}
+        policy = spec.get("policy")
+        if not isinstance(policy, dict):
+            policy = {}
         terms = _preferred_terms(policy)
         return {
             "kind": placement.kind,

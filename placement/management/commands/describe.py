@@ -30,7 +30,7 @@ KINDS = {
     "clusterresourceplacement": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
 }
 # The component upstream records events as.
-EVENT_SOURCE = {
+EVENT_SOURCE: dict[str, str] = {
     Placement.Kind.PLACEMENT: "placementController",
     Placement.Kind.CLUSTER_RESOURCE_PLACEMENT: "scheduler",
 }

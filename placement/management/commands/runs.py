@@ -94,7 +94,7 @@ def _table(rows: list[list[str]]) -> list[str]:
     return [line[2:] for line in _aligned(HEADERS, rows)] if rows else ["No runs."]
 
 
-def _row(run: StagedUpdateRun) -> list[str]:
+def _row(run: "rollouts.RunWithApprovals") -> list[str]:
     summary = tables.RunSummary.of(run.status or {})
     conditions = [(c or {}).get("status", "") for _, c, _, _ in summary.chips]
     return [
