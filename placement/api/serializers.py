@@ -31,7 +31,7 @@ class SpecField(serializers.JSONField):
         return value
 
 
-class HubField(serializers.SlugRelatedField):
+class HubField(serializers.SlugRelatedField[Hub]):
     """A hub, by name."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -43,12 +43,13 @@ class HubField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
-class PlacementSerializer(HubScopedSerializer):
+class PlacementSerializer(HubScopedSerializer[Placement]):
     """A placement; `hub` (by name), `kind`, `namespace` and `name` are set once, at creation."""
 
     hub = HubField()
     owner = serializers.CharField(read_only=True)
-    read_only = serializers.BooleanField(read_only=True)
+    # DRF's serializer metaclass takes declared fields off the class: this never replaces Field.read_only
+    read_only = serializers.BooleanField(read_only=True)  # type: ignore[assignment]
     status = serializers.JSONField(read_only=True)
     spec = SpecField()
     requested = serializers.SerializerMethodField()
@@ -120,19 +121,19 @@ class PlacementDetailSerializer(PlacementSerializer):
         fields = [*PlacementSerializer.Meta.fields, "explanation"]
 
 
-class PlacementDecisionSerializer(serializers.ModelSerializer):
+class PlacementDecisionSerializer(serializers.ModelSerializer[PlacementDecision]):
     class Meta:
         model = PlacementDecision
         fields = ["id", "namespace", "name", "owner", "labels", "decisions"]
 
 
-class ClusterResourceBindingSerializer(serializers.ModelSerializer):
+class ClusterResourceBindingSerializer(serializers.ModelSerializer[ClusterResourceBinding]):
     class Meta:
         model = ClusterResourceBinding
         fields = ["id", "name", "owner", "labels", "spec", "status"]
 
 
-class DecisionChangeSerializer(serializers.ModelSerializer):
+class DecisionChangeSerializer(serializers.ModelSerializer[DecisionChange]):
     actor = serializers.CharField(source="actor_display", read_only=True)
 
     class Meta:
@@ -140,7 +141,7 @@ class DecisionChangeSerializer(serializers.ModelSerializer):
         fields = ["id", "at", "trigger", "actor", "added", "removed", "selected", "spec_before", "spec_after"]
 
 
-class ApprovalRequestSerializer(HubScopedSerializer):
+class ApprovalRequestSerializer(HubScopedSerializer[ApprovalRequest]):
     """A ClusterApprovalRequest with what the inbox shows: its run, stage, task, the stage's clusters,
     since when it waits and whether the caller may approve it."""
 
@@ -190,13 +191,13 @@ class ApprovalRequestSerializer(HubScopedSerializer):
 
     def get_can_approve(self, row: ApprovalRequest) -> bool:
         # a list view decides for its whole page at once (context "approvable"); one row asks alone
-        approvable = self.context.get("approvable")
+        approvable: dict[int, bool] | None = self.context.get("approvable")
         if approvable is not None and row.pk in approvable:
             return approvable[row.pk]
         return approvals.can_approve(self.context["request"].user, row)
 
 
-class ApprovalResultSerializer(serializers.Serializer):
+class ApprovalResultSerializer(serializers.Serializer[approvals.ApprovalResult]):
     """The answer to an Approve: `outcome` ok or no-op, the new `state`, and the request as stored."""
 
     outcome = serializers.CharField()
@@ -205,12 +206,13 @@ class ApprovalResultSerializer(serializers.Serializer):
     approval = ApprovalRequestSerializer(source="request")
 
 
-class StagedUpdateStrategySerializer(HubScopedSerializer):
+class StagedUpdateStrategySerializer(HubScopedSerializer[StagedUpdateStrategy]):
     """A ClusterStagedUpdateStrategy; `hub` (by name), `name` and `spec` are set at creation."""
 
     hub = HubField()
     owner = serializers.CharField(read_only=True)
-    read_only = serializers.BooleanField(read_only=True)
+    # DRF's serializer metaclass takes declared fields off the class: this never replaces Field.read_only
+    read_only = serializers.BooleanField(read_only=True)  # type: ignore[assignment]
     spec = SpecField()
 
     class Meta:
@@ -218,16 +220,17 @@ class StagedUpdateStrategySerializer(HubScopedSerializer):
         fields = ["id", "hub", "hub_id", "owner", "read_only", "name", "spec", "created", "updated"]
         # names and specs are the service's to check, with upstream's messages
         validators: list[Any] = []
-        extra_kwargs = {"name": {"validators": []}}
+        extra_kwargs: dict[str, dict[str, Any]] = {"name": {"validators": []}}
 
 
-class StagedUpdateRunSerializer(HubScopedSerializer):
+class StagedUpdateRunSerializer(HubScopedSerializer[StagedUpdateRun]):
     """A ClusterStagedUpdateRun with what the runs page shows: its state, current stage, conditions and
     pending approvals. `hub` (by name), `name` and `spec` are set at creation."""
 
     hub = HubField()
     owner = serializers.CharField(read_only=True)
-    read_only = serializers.BooleanField(read_only=True)
+    # DRF's serializer metaclass takes declared fields off the class: this never replaces Field.read_only
+    read_only = serializers.BooleanField(read_only=True)  # type: ignore[assignment]
     spec = SpecField()
     state = serializers.SerializerMethodField()
     current_stage = serializers.SerializerMethodField()
@@ -262,7 +265,7 @@ class StagedUpdateRunSerializer(HubScopedSerializer):
         ]
         read_only_fields = ["placement_id", "generation", "requeue_at", "last_error", "attempts"]
         validators: list[Any] = []
-        extra_kwargs = {"name": {"validators": []}}
+        extra_kwargs: dict[str, dict[str, Any]] = {"name": {"validators": []}}
 
     def get_state(self, run: StagedUpdateRun) -> str:
         return str(run.spec.get("state") or "Initialize")
@@ -297,7 +300,7 @@ class StagedUpdateRunDetailSerializer(StagedUpdateRunSerializer):
         fields = [*StagedUpdateRunSerializer.Meta.fields, "status"]
 
 
-class RunStateSerializer(serializers.Serializer):
+class RunStateSerializer(serializers.Serializer[Any]):
     """The state to set: Initialize, Run or Stop."""
 
     state = serializers.CharField()
