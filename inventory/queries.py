@@ -90,11 +90,11 @@ class Placements:
     # every placement, counted per hub (each has a `hub`)
     model: type[models.Model]
     # a hub's placements that live in a namespace, counted per namespace
-    namespaced: Callable[[Hub], QuerySet]
+    namespaced: Callable[[Hub], QuerySet[Any]]
     # cluster pk -> how many placements select it, for a page of clusters in a fixed number of queries
     counts: Callable[[Sequence[ManagedCluster]], dict[int, int]]
     # the placements that select one cluster
-    selecting: Callable[[ManagedCluster], QuerySet]
+    selecting: Callable[[ManagedCluster], QuerySet[Any]]
 
 
 placements: Hook[Placements] = Hook("the placements of the inventory pages")
@@ -105,7 +105,7 @@ def placement_counts(clusters: Sequence[ManagedCluster]) -> dict[int, int]:
     return placements.get().counts(clusters)
 
 
-def placements_selecting(cluster: ManagedCluster) -> QuerySet:
+def placements_selecting(cluster: ManagedCluster) -> QuerySet[Any]:
     """The placements that select `cluster`."""
     return placements.get().selecting(cluster)
 
@@ -153,8 +153,9 @@ def with_hub_counts(hubs: QuerySet[Hub], user: User) -> QuerySet[Hub]:
     """The hubs `user` may see with the counts of the clusters, sets and placements they may see, and the
     latest SyncRun id (superusers only), by subqueries (no row multiplication)."""
 
-    def count_of(model: type, **conditions: object) -> Coalesce:
-        counted = roles.restrict(model.objects.filter(hub=OuterRef("pk"), **conditions), user).order_by()
+    def count_of(model: type[models.Model], **conditions: object) -> Coalesce:
+        rows = model._default_manager.filter(hub=OuterRef("pk"), **conditions)
+        counted = roles.restrict(rows, user).order_by()
         return Coalesce(Subquery(counted.values("hub").annotate(n=Count("pk")).values("n")[:1]), 0)
 
     runs = roles.restrict(SyncRun.objects.filter(hub=OuterRef("pk")), user)

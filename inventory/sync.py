@@ -9,7 +9,7 @@ object is recorded as an inventory.RejectedObject, and its last valid row (if an
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q
@@ -29,7 +29,7 @@ BATCH = 500
 GONE_RESTARTS = 3
 # Written on every write but not a difference between the hub and the row.
 UNCOMPARED = {"synced_at", "stale"}
-NAME_LENGTH = ManagedCluster._meta.get_field("name").max_length
+NAME_LENGTH = cast(int, ManagedCluster._meta.get_field("name").max_length)
 
 
 class SyncFailed(HubError):
@@ -59,7 +59,7 @@ class KindRows:
         self.hub, self.kind, self.log, self.run = hub, kind, log, run
         self.handler = kinds.HANDLERS[(kind.group, kind.name)]
         self.model: type[models.Model] = self.handler.model
-        self.rows = self.model.objects.filter(hub=hub, **self.handler.scope)
+        self.rows = self.model._default_manager.filter(hub=hub, **self.handler.scope)
         self.owned = any(f.name == "owner" for f in self.model._meta.concrete_fields)
         if self.owned:
             # dashboard-owned placements and their decisions belong to the hub but are not mirrored from it
@@ -102,7 +102,7 @@ class KindRows:
         if not rows or not self.owned:
             return rows
         names = {row.lookup["name"] for row in rows}
-        owned = self.model.objects.filter(
+        owned = self.model._default_manager.filter(
             hub=self.hub, owner=Owner.DASHBOARD, name__in=names, **self.handler.scope
         )
         taken = {_key(lookup) for lookup in owned.values(*rows[0].lookup)}
@@ -163,7 +163,10 @@ class KindRows:
             self.seen.update(kept)
             return 0, 0
         by_uid, by_key = self._stored(rows)
-        create, update, logged = [], [], []
+        create: list[models.Model] = []
+        update: list[models.Model] = []
+        # (before, after) of each written row, for the change log
+        logged: list[tuple[models.Model | None, models.Model]] = []
         for row in rows:
             record = by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
             if record is None:
@@ -175,8 +178,8 @@ class KindRows:
                 update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
                 logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
-        self.model.objects.bulk_create(create, batch_size=BATCH)
-        self.model.objects.bulk_update(update, fields, batch_size=BATCH)
+        self.model._default_manager.bulk_create(create, batch_size=BATCH)
+        self.model._default_manager.bulk_update(update, fields, batch_size=BATCH)
         self.seen.update(kept, (instance.pk for instance in create))
         for old, new in logged:
             self.log.record(old, new)
@@ -229,7 +232,7 @@ class KindRows:
     def _delete(self, pks: list[int]) -> int:
         with transaction.atomic():
             for start in range(0, len(pks), BATCH):
-                chunk = self.model.objects.filter(pk__in=pks[start : start + BATCH])
+                chunk = self.model._default_manager.filter(pk__in=pks[start : start + BATCH])
                 for old in chunk:
                     self.log.record(old, None)
                 chunk.delete()

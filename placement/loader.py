@@ -122,7 +122,7 @@ def load(hub_name: str, server_url: str, rows: Iterable[Row]) -> LoadReport:
     for row in rows:
         # one row at a time: a placement loaded earlier in this call is a parent of the rows after it
         (row,) = with_parents(hub, [row])
-        _, created = row.model.objects.update_or_create(hub=hub, **row.lookup, defaults=row.values)
+        _, created = row.model._default_manager.update_or_create(hub=hub, **row.lookup, defaults=row.values)
         (report.created if created else report.updated)[row.model.__name__] += 1
     memberships.rebuild(hub)
     hub.last_synced_at = hub.last_good_sync_at = timezone.now()
@@ -157,6 +157,7 @@ def parent_link(row: Row) -> ParentLink | None:
     approval request (spec.parentStageRollout); None for other kinds or when that field is empty."""
     crp = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
     values = row.values
+    model: type[models.Model]
     if row.model is PlacementDecision:
         model, kind, namespace = Placement, Placement.Kind.PLACEMENT, row.lookup["namespace"]
         name = values["labels"].get(PLACEMENT_LABEL)
@@ -192,7 +193,7 @@ def _parent_ids(hub: Hub, links: set[ParentLink], owner: str | None) -> dict[Par
     for model in {link.model for link in links}:
         wanted = [link for link in links if link.model is model]
         fields = [name for name, _ in wanted[0].lookup]
-        parents = model.objects.filter(hub=hub, name__in={link.name for link in wanted})
+        parents = model._default_manager.filter(hub=hub, name__in={link.name for link in wanted})
         if owner is not None:
             parents = parents.filter(owner=owner)
         for pk, *values in parents.values_list("pk", *fields):

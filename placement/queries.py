@@ -72,7 +72,8 @@ def for_list(placements: QuerySet[Placement]) -> QuerySet[Placement]:
 
 def condition(placement: Placement) -> dict[str, Any] | None:
     """The PlacementSatisfied (OCM) or scheduled (Fleet) condition from the stored status."""
-    for item in (placement.status or {}).get("conditions") or []:
+    conditions: list[dict[str, Any]] = (placement.status or {}).get("conditions") or []
+    for item in conditions:
         if item.get("type") in SATISFIED_TYPES:
             return item
     return None
@@ -130,7 +131,7 @@ _DECISION_ELEMENTS = {
 
 def _decision_sql(
     select: str, hub_ids: Sequence[int], names: Sequence[str], tail: str = ""
-) -> tuple[str, list[object]]:
+) -> tuple[str, list[int | str]]:
     """SQL over every (decision row, clusterName) of `hub_ids` naming one of `names`."""
     if connection.vendor not in _DECISION_ELEMENTS:
         raise NotSupportedError(f"placement counts need PostgreSQL or SQLite, not {connection.vendor}")
@@ -185,8 +186,8 @@ def placement_counts(clusters: Sequence[ManagedCluster]) -> dict[int, int]:
 def placements_selecting(cluster: ManagedCluster) -> QuerySet[Placement]:
     """The placements whose decisions (OCM) or live bindings (Fleet) hold `cluster`."""
     if cluster.kind == ManagedCluster.Kind.MEMBER_CLUSTER:
-        placement_ids = _live_bindings([cluster.hub_id], [cluster.name]).values("placement_id")
-        return Placement.objects.filter(pk__in=placement_ids).for_listing()
+        bound = _live_bindings([cluster.hub_id], [cluster.name]).values("placement_id")
+        return Placement.objects.filter(pk__in=bound).for_listing()
     sql, params = _decision_sql("DISTINCT d.placement_id", [cluster.hub_id], [cluster.name])
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
