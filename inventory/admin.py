@@ -16,18 +16,18 @@ from inventory.models import (
 
 
 @admin.register(Hub)
-class HubAdmin(admin.ModelAdmin):
+class HubAdmin(admin.ModelAdmin[Hub]):
     """Hub changes made here are audited like those of `manage.py hubs` (inventory.audit)."""
 
     list_display = ["name", "server_url", "serves_ocm", "serves_fleet", "last_synced_at"]
     search_fields = ["name", "server_url"]
     exclude = ["encrypted_credentials", "resource_versions", "sync_lock_until", "sync_lock_owner"]
 
-    def save_model(self, request: HttpRequest, obj: Hub, form: ModelForm, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: Hub, form: ModelForm[Hub], change: bool) -> None:
         before = audit.hub_settings(Hub.objects.get(pk=obj.pk)) if change else None
         with transaction.atomic():
             super().save_model(request, obj, form, change)
-            audit.record_hub_saved(request.user, obj, before, request=request)
+            audit.record_hub_saved(roles.signed_in(request.user), obj, before, request=request)
 
     def delete_model(self, request: HttpRequest, obj: Hub) -> None:
         self.delete_queryset(request, Hub.objects.filter(pk=obj.pk))
@@ -35,12 +35,12 @@ class HubAdmin(admin.ModelAdmin):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Hub]) -> None:
         with transaction.atomic():
             for hub in queryset:
-                audit.record_hub_removed(request.user, hub, request=request)
+                audit.record_hub_removed(roles.signed_in(request.user), hub, request=request)
             super().delete_queryset(request, queryset)
 
 
 @admin.register(ManagedCluster)
-class ManagedClusterAdmin(admin.ModelAdmin):
+class ManagedClusterAdmin(admin.ModelAdmin[ManagedCluster]):
     list_display = ["name", "hub", "kind", "availability", "stale", "synced_at"]
     list_filter = ["hub", "kind", "availability", "stale"]
     list_select_related = ["hub"]
@@ -48,28 +48,28 @@ class ManagedClusterAdmin(admin.ModelAdmin):
 
 
 @admin.register(ManagedClusterSet)
-class ManagedClusterSetAdmin(admin.ModelAdmin):
+class ManagedClusterSetAdmin(admin.ModelAdmin[ManagedClusterSet]):
     list_display = ["name", "hub", "selector_type"]
     list_filter = ["hub", "selector_type"]
     list_select_related = ["hub"]
 
 
 @admin.register(ManagedClusterSetBinding)
-class ManagedClusterSetBindingAdmin(admin.ModelAdmin):
+class ManagedClusterSetBindingAdmin(admin.ModelAdmin[ManagedClusterSetBinding]):
     list_display = ["name", "namespace", "cluster_set", "hub"]
     list_filter = ["hub"]
     list_select_related = ["hub"]
 
 
 @admin.register(AddOnPlacementScore)
-class AddOnPlacementScoreAdmin(admin.ModelAdmin):
+class AddOnPlacementScoreAdmin(admin.ModelAdmin[AddOnPlacementScore]):
     list_display = ["name", "namespace", "hub", "valid_until"]
     list_filter = ["hub"]
     list_select_related = ["hub"]
 
 
 @admin.register(NamespaceRole)
-class NamespaceRoleAdmin(admin.ModelAdmin):
+class NamespaceRoleAdmin(admin.ModelAdmin[NamespaceRole]):
     """Namespace roles, changed by superusers only and through inventory.roles, so each change is audited
     like one made on a namespace's access page; the principal and the namespace of a role stay."""
 
@@ -90,16 +90,21 @@ class NamespaceRoleAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: NamespaceRole | None = None) -> list[str]:
         return ["hub", "namespace", "user", "group"] if obj is not None else []
 
-    def save_model(self, request: HttpRequest, obj: NamespaceRole, form: ModelForm, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: NamespaceRole, form: ModelForm[NamespaceRole], change: bool
+    ) -> None:
+        actor = roles.signed_in(request.user)
         if change:
-            roles.change(request.user, obj, obj.role, request=request)
+            roles.change(actor, obj, obj.role, request=request)
             return
         namespace = roles.Namespace(obj.hub, obj.namespace)
-        obj.pk = roles.grant(request.user, namespace, obj.role, obj.user or obj.group, request=request).pk
+        principal = obj.user or obj.group
+        assert principal is not None, "the form checked the model's constraint: a user or a group"
+        obj.pk = roles.grant(actor, namespace, obj.role, principal, request=request).pk
 
     def delete_model(self, request: HttpRequest, obj: NamespaceRole) -> None:
-        roles.revoke(request.user, obj, request=request)
+        roles.revoke(roles.signed_in(request.user), obj, request=request)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[NamespaceRole]) -> None:
         for row in queryset:
-            roles.revoke(request.user, row, request=request)
+            roles.revoke(roles.signed_in(request.user), row, request=request)

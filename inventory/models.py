@@ -346,6 +346,11 @@ class HeldRole(models.Model):
     )
     group = models.ForeignKey("auth.Group", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     created = models.DateTimeField(auto_now_add=True)
+    # Not stored: what the access tab shows of a row, set by inventory.access.tab_context.
+    errors: list[str]
+    role_label: str
+    change_url: str
+    remove_url: str
 
     class Meta:
         abstract = True

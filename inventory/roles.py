@@ -40,7 +40,7 @@ set or the namespace and superusers may make them, each keeps at least one admin
 removes it, and each attempt is audited (denied ones too).
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -49,7 +49,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 
@@ -59,7 +59,6 @@ from inventory.models import (
     AuditEntry,
     ClusterSetMembership,
     ClusterSetRole,
-    HeldRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
@@ -74,16 +73,29 @@ VIEW = Role.VIEW
 ADMIN = Role.ADMIN
 EDIT = NamespaceRole.Role.EDIT
 User = AbstractBaseUser | AnonymousUser
+# A role on a cluster set or in a namespace (their abstract model, HeldRole, has neither the role nor rows).
+RoleRow = ClusterSetRole | NamespaceRole
+# The ids of the cluster sets a user holds a role on, as a subquery (`cluster_set_id IN (...)`).
+SetIds = QuerySet[ClusterSetRole, Mapping[str, object]]
 T = TypeVar("T")
+_M = TypeVar("_M", bound=Model)
 
 # The namespace roles that hold each level: admin includes edit, edit includes view.
-NAMESPACE_GRANTING = {VIEW: [ADMIN, EDIT, VIEW], EDIT: [ADMIN, EDIT], ADMIN: [ADMIN]}
+NAMESPACE_GRANTING: dict[str, list[str]] = {VIEW: [ADMIN, EDIT, VIEW], EDIT: [ADMIN, EDIT], ADMIN: [ADMIN]}
 # The namespace role an action on an OCM Placement needs: seeing it, or changing it (edit, as upstream).
-PLACEMENT_LEVEL = {VIEW: VIEW, ADMIN: EDIT}
+PLACEMENT_LEVEL: dict[str, str] = {VIEW: VIEW, ADMIN: EDIT}
 
 
 def is_superuser(user: User) -> bool:
     return bool(user.is_active and getattr(user, "is_superuser", False))
+
+
+def signed_in(user: User) -> AbstractBaseUser:
+    """The user of a request that authentication let through (the admin, a login_required page, the API
+    with IsAuthenticated), as the writers take their actor; an anonymous one is refused."""
+    if isinstance(user, AnonymousUser):
+        raise PermissionDenied
+    return user
 
 
 def _without_roles(user: User) -> bool | None:
@@ -106,12 +118,14 @@ class Held:
     rows are read until the query they join runs)."""
 
     def __init__(self, user: User, action: str) -> None:
+        # Every check answers anonymous users before asking what they hold (_without_roles).
+        assert isinstance(user, AbstractBaseUser), "only signed-in users hold roles"
         self.user_pk, self.action = user.pk, action
         groups = get_user_model().groups.through.objects.filter(user_id=user.pk).values("group_id")
         self._principal = Q(user=user.pk) | Q(group__in=groups)
         set_roles = ClusterSetRole.objects.filter(self._principal, role__in=_granting(action))
         # the ids of the sets the user holds a role allowing the action on
-        self.sets = set_roles.values("cluster_set_id")
+        self.sets: SetIds = set_roles.values("cluster_set_id")
 
     def namespace_roles(self, level: str) -> QuerySet[NamespaceRole]:
         """The user's namespace roles that hold `level` (view, edit or admin)."""
@@ -122,7 +136,7 @@ class Held:
         return Exists(self.namespace_roles(level).filter(hub_id=hub, namespace=namespace))
 
 
-def _set_ids(user: User, action: str) -> QuerySet[ClusterSetRole]:
+def _set_ids(user: User, action: str) -> SetIds:
     """The ids of the sets `user` holds a role allowing `action` on, as a subquery (no rows read)."""
     return Held(user, action).sets
 
@@ -135,7 +149,7 @@ def sets_for(user: User, action: str = VIEW) -> QuerySet[ManagedClusterSet]:
 # --- one rule per model: a condition on its rows, given what the user holds for the action
 
 
-def _covered_cluster(set_ids: QuerySet, hub: str, name: str) -> Exists:
+def _covered_cluster(set_ids: SetIds, hub: str, name: str) -> Exists:
     """A ManagedCluster of the row's hub, named by the row's field `name`, is a member of one of the sets."""
     return Exists(
         ClusterSetMembership.objects.filter(
@@ -144,32 +158,32 @@ def _covered_cluster(set_ids: QuerySet, hub: str, name: str) -> Exists:
     )
 
 
-def _own_membership(set_ids: QuerySet) -> Q:
+def _own_membership(set_ids: SetIds) -> Q:
     """An OCM cluster that is itself a member of one of the sets, tried before the namesake match that a
     Fleet MemberCluster needs. As `id IN (members)`, which PostgreSQL hashes once per query even beside
     the OR, where a correlated EXISTS would run once per row of a 10,000-cluster count."""
     return Q(pk__in=ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids).values("cluster_id"))
 
 
-def _set_named(set_ids: QuerySet, name: str) -> Exists:
+def _set_named(set_ids: SetIds, name: str) -> Exists:
     """One of the sets is on the row's hub and is named by the row's field `name`."""
     named = ManagedClusterSet.objects.filter(pk__in=set_ids, hub_id=OuterRef("hub_id"), name=OuterRef(name))
     return Exists(named)
 
 
-def _bound_set_names(set_ids: QuerySet) -> QuerySet[ManagedClusterSet]:
+def _bound_set_names(set_ids: SetIds) -> QuerySet[ManagedClusterSet, Mapping[str, object]]:
     """Names of the sets on the (outer) binding row's hub: a binding names a set of its own hub."""
     return ManagedClusterSet.objects.filter(pk__in=set_ids, hub_id=OuterRef("hub_id")).values("name")
 
 
-def _bindings_to(set_ids: QuerySet, hub: Any, namespace: Any) -> QuerySet[ManagedClusterSetBinding]:
+def _bindings_to(set_ids: SetIds, hub: Any, namespace: Any) -> QuerySet[ManagedClusterSetBinding]:
     """Bindings of `namespace` on `hub` (values or OuterRefs) to one of the sets."""
     return ManagedClusterSetBinding.objects.filter(
         hub_id=hub, namespace=namespace, cluster_set__in=_bound_set_names(set_ids)
     )
 
 
-def populated_sets_of(set_ids: QuerySet, hub: Any) -> QuerySet[ClusterSetMembership]:
+def populated_sets_of(set_ids: SetIds, hub: Any) -> QuerySet[ClusterSetMembership]:
     """Members of the sets that are on `hub` (a value or an OuterRef)."""
     return ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids, cluster_set__hub_id=hub)
 
@@ -210,7 +224,9 @@ RULES: dict[type[models.Model], Rule] = {
     ManagedClusterSet: lambda held: Q(pk__in=held.sets),
     ClusterSetRole: lambda held: Q(cluster_set_id__in=held.sets),
     NamespaceRole: lambda held: held.in_namespace(held.action, OuterRef("hub_id"), OuterRef("namespace")),
-    ManagedCluster: lambda held: _own_membership(held.sets) | _covered_cluster(held.sets, "hub_id", "name"),
+    ManagedCluster: lambda held: (
+        _own_membership(held.sets) | Q(_covered_cluster(held.sets, "hub_id", "name"))
+    ),
     AddOnPlacementScore: lambda held: _covered_cluster(held.sets, "hub_id", "namespace"),
     ManagedClusterSetBinding: _binding_rule,
 }
@@ -231,7 +247,7 @@ def decide(user: User, action: str, check: Callable[[Held], bool]) -> bool:
     return check(Held(user, action))
 
 
-def restrict(queryset: QuerySet, user: User, action: str = VIEW) -> QuerySet:
+def restrict(queryset: QuerySet[_M], user: User, action: str = VIEW) -> QuerySet[_M]:
     """`queryset` narrowed to the rows `user` may see (action "view") or change ("admin")."""
     rule = RULES.get(queryset.model)
     if rule is None:
@@ -347,9 +363,9 @@ class _Roles:
     """Where the roles of one scope are kept, what is locked while they change, who administers them and
     how the audit log names them."""
 
-    model: type[HeldRole]
+    model: type[RoleRow]
     rows: dict[str, Any]
-    lock: QuerySet
+    lock: QuerySet[Hub] | QuerySet[ManagedClusterSet]
     hub: Hub
     name: str
     noun: str
@@ -378,7 +394,7 @@ def can_manage_roles(user: User, scope: Scope) -> bool:
     return _roles_on(scope).administers(user)
 
 
-def scope_of(row: HeldRole) -> Scope:
+def scope_of(row: RoleRow) -> Scope:
     """The set or the namespace a role is held on."""
     if isinstance(row, NamespaceRole):
         return Namespace(row.hub, row.namespace)
@@ -391,7 +407,7 @@ def _label(scope: Scope) -> str:
     return f"cluster set {scope.name}"
 
 
-def holders(scope: Scope) -> QuerySet[HeldRole]:
+def holders(scope: Scope) -> QuerySet[RoleRow]:
     """The scope's roles with their users and groups, admins first, then by name (the access tab)."""
     on = _roles_on(scope)
     return (
@@ -402,15 +418,14 @@ def holders(scope: Scope) -> QuerySet[HeldRole]:
     )
 
 
-def _snapshot(on: _Roles, row: HeldRole) -> dict[str, str]:
+def _snapshot(on: _Roles, row: RoleRow) -> dict[str, str]:
     """What the audit log keeps of a role: `{"principal": "user:alice", "role": "view"}` (and the
     namespace of a namespace role)."""
     return {**on.audit_detail, "principal": row.principal, "role": row.role}
 
 
 def _check_role(on: _Roles, role: str) -> None:
-    choices = on.model._meta.get_field("role").choices
-    if role not in (values := [value for value, _ in choices]):
+    if role not in (values := on.model.Role.values):
         raise ValidationError({"role": f"role must be one of {', '.join(values)}, not {role!r}."})
 
 
@@ -458,7 +473,7 @@ def _under_lock(
         raise
 
 
-def _keep_an_admin(actor: AbstractBaseUser, on: _Roles, row: HeldRole) -> None:
+def _keep_an_admin(actor: AbstractBaseUser, on: _Roles, row: RoleRow) -> None:
     """Refuse to take away a scope's last admin role unless a superuser does it: nobody could grant again."""
     if row.role != ADMIN or is_superuser(actor):
         return
@@ -467,7 +482,7 @@ def _keep_an_admin(actor: AbstractBaseUser, on: _Roles, row: HeldRole) -> None:
         raise ValidationError({"role": f"{last}; only a superuser may leave the {on.noun} without one."})
 
 
-def _fresh(row: HeldRole) -> HeldRole:
+def _fresh(row: RoleRow) -> RoleRow:
     hub = "hub" if isinstance(row, NamespaceRole) else "cluster_set__hub"
     return type(row).objects.select_related("user", "group", hub).get(pk=row.pk)
 
@@ -479,7 +494,7 @@ def grant(
     principal: AbstractBaseUser | Group,
     *,
     request: HttpRequest | None = None,
-) -> HeldRole:
+) -> RoleRow:
     """Give a user or a group `role` on the set or in the namespace; one already holding a role there is
     told to change it."""
     on = _roles_on(scope)
@@ -487,7 +502,7 @@ def grant(
     field = "group" if isinstance(principal, Group) else "user"
     row = on.model(**on.rows, role=role, **{field: principal})
 
-    def save() -> HeldRole:
+    def save() -> RoleRow:
         held = on.model.objects.filter(**on.rows, **{field: principal}).first()
         if held is not None:
             message = f"{row.principal} already has the {held.role} role on {on.name}; change it."
@@ -500,15 +515,15 @@ def grant(
 
 
 def change(
-    actor: AbstractBaseUser, row: HeldRole, role: str, *, request: HttpRequest | None = None
-) -> HeldRole:
+    actor: AbstractBaseUser, row: RoleRow, role: str, *, request: HttpRequest | None = None
+) -> RoleRow:
     """Give the row's principal another role on its set or in its namespace; the same role again changes
     nothing."""
     scope = scope_of(row)
     on = _roles_on(scope)
     _check_role(on, role)
 
-    def save() -> HeldRole:
+    def save() -> RoleRow:
         fresh = _fresh(row)
         if fresh.role == role:
             return fresh
@@ -522,7 +537,7 @@ def change(
     return _under_lock(actor, scope, "change", request, save)
 
 
-def revoke(actor: AbstractBaseUser, row: HeldRole, *, request: HttpRequest | None = None) -> None:
+def revoke(actor: AbstractBaseUser, row: RoleRow, *, request: HttpRequest | None = None) -> None:
     """Take the row's role away from its principal."""
     scope = scope_of(row)
     on = _roles_on(scope)

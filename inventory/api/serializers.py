@@ -1,9 +1,12 @@
 """API representations; a hub's credentials and sync lock are never part of any of them."""
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.db import models
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -11,7 +14,9 @@ from inventory import editing, roles
 from inventory.models import (
     AddOnPlacementScore,
     AuditEntry,
+    ClusterSetMembership,
     ClusterSetRole,
+    HeldRole,
     Hub,
     ManagedCluster,
     ManagedClusterSet,
@@ -21,15 +26,20 @@ from inventory.models import (
     SyncRun,
 )
 
+_Row = TypeVar("_Row", bound=models.Model)
+_Role = TypeVar("_Role", bound=HeldRole)
+# A request body or a part of one, which inventory.editing and inventory.roles then judge.
+Body = dict[str, Any]
 
-class HubScopedSerializer(serializers.ModelSerializer):
+
+class HubScopedSerializer(serializers.ModelSerializer[_Row]):
     """`hub` by name and `hub_id`, for everything read from a hub."""
 
-    hub = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    hub: serializers.SlugRelatedField[Hub] = serializers.SlugRelatedField(slug_field="name", read_only=True)
     hub_id = serializers.IntegerField(read_only=True)
 
 
-class SyncRunSerializer(HubScopedSerializer):
+class SyncRunSerializer(HubScopedSerializer[SyncRun]):
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
 
     class Meta:
@@ -52,7 +62,7 @@ class SyncRunSerializer(HubScopedSerializer):
         ]
 
 
-class RejectedObjectSerializer(HubScopedSerializer):
+class RejectedObjectSerializer(HubScopedSerializer[RejectedObject]):
     """A hub object that failed validation and is not stored; `name` and `namespace` are cut to 253
     characters (`identity` tells apart objects whose names only differ after that)."""
 
@@ -74,7 +84,7 @@ class RejectedObjectSerializer(HubScopedSerializer):
         read_only_fields = fields
 
 
-class HubSerializer(serializers.ModelSerializer):
+class HubSerializer(serializers.ModelSerializer[Hub]):
     kinds = serializers.ListField(child=serializers.CharField(), read_only=True)
     state = serializers.CharField(read_only=True)
     cluster_count = serializers.IntegerField(read_only=True)
@@ -110,17 +120,17 @@ class HubSerializer(serializers.ModelSerializer):
         return data
 
     @extend_schema_field(SyncRunSerializer(allow_null=True))
-    def get_latest_run(self, hub: Hub) -> dict | None:
+    def get_latest_run(self, hub: Hub) -> dict[str, Any] | None:
         run = self.context["latest_runs"].get(hub.pk)
         return None if run is None else SyncRunSerializer(run).data
 
 
-class ClusterSetRefSerializer(serializers.Serializer):
+class ClusterSetRefSerializer(serializers.Serializer[ClusterSetMembership]):
     id = serializers.IntegerField(source="cluster_set_id")
     name = serializers.CharField(source="cluster_set.name")
 
 
-class ClusterSerializer(HubScopedSerializer):
+class ClusterSerializer(HubScopedSerializer[ManagedCluster]):
     cluster_sets = ClusterSetRefSerializer(source="memberships", many=True, read_only=True)
     placement_count = serializers.SerializerMethodField()
 
@@ -154,10 +164,11 @@ class ClusterSerializer(HubScopedSerializer):
         ]
 
     def get_placement_count(self, cluster: ManagedCluster) -> int:
-        return self.context["placement_counts"][cluster.pk]
+        count: int = self.context["placement_counts"][cluster.pk]
+        return count
 
 
-class ClusterSetSerializer(HubScopedSerializer):
+class ClusterSetSerializer(HubScopedSerializer[ManagedClusterSet]):
     selector = serializers.SerializerMethodField()
     member_count = serializers.IntegerField(read_only=True)
     available_count = serializers.IntegerField(read_only=True)
@@ -187,19 +198,21 @@ class ClusterSetSerializer(HubScopedSerializer):
         ]
 
     def get_selector(self, cluster_set: ManagedClusterSet) -> str:
-        return self.context["selectors"][cluster_set.pk]
+        selector: str = self.context["selectors"][cluster_set.pk]
+        return selector
 
     def get_bound_namespaces(self, cluster_set: ManagedClusterSet) -> list[str]:
-        return self.context["bound_namespaces"].get(cluster_set.pk, [])
+        namespaces: list[str] = self.context["bound_namespaces"].get(cluster_set.pk, [])
+        return namespaces
 
 
-class ClusterSetBindingSerializer(HubScopedSerializer):
+class ClusterSetBindingSerializer(HubScopedSerializer[ManagedClusterSetBinding]):
     class Meta:
         model = ManagedClusterSetBinding
         fields = ["id", "hub", "hub_id", "namespace", "name", "cluster_set", "uid", "resource_version"]
 
 
-class AddOnPlacementScoreSerializer(HubScopedSerializer):
+class AddOnPlacementScoreSerializer(HubScopedSerializer[AddOnPlacementScore]):
     cluster = serializers.CharField(source="namespace", read_only=True)
     expired = serializers.SerializerMethodField()
 
@@ -221,13 +234,15 @@ class AddOnPlacementScoreSerializer(HubScopedSerializer):
         return score.valid_until is not None and score.valid_until < self.context["now"]
 
 
-class AuditEntrySerializer(HubScopedSerializer):
+class AuditEntrySerializer(HubScopedSerializer[AuditEntry]):
     """One audit entry; `actor` is the name at the time (a user since deleted keeps it, `actor_id` null)."""
 
     actor = serializers.CharField(source="actor_name", read_only=True)
     actor_id = serializers.IntegerField(read_only=True, allow_null=True)
     # null for entries recorded without a hub, or whose hub was removed since
-    hub = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    hub: serializers.SlugRelatedField[Hub] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True
+    )
     hub_id = serializers.IntegerField(read_only=True, allow_null=True)
 
     class Meta:
@@ -256,7 +271,7 @@ class AuditEntrySerializer(HubScopedSerializer):
 # --- editors: request and answer shapes for the schema; inventory.editing validates the values
 
 
-class TaintSerializer(serializers.Serializer):
+class TaintSerializer(serializers.Serializer[Body]):
     key = serializers.CharField(help_text="A qualified name: [prefix/]name")
     value = serializers.CharField(required=False, allow_blank=True, help_text="A label value")
     effect = serializers.CharField(
@@ -264,13 +279,13 @@ class TaintSerializer(serializers.Serializer):
     )
 
 
-class TaintsSerializer(serializers.Serializer):
+class TaintsSerializer(serializers.Serializer[Body]):
     taints = TaintSerializer(
         many=True, help_text="The full list; timeAdded is stamped by the hub and ignored when sent"
     )
 
 
-class TaintImpactSerializer(serializers.Serializer):
+class TaintImpactSerializer(serializers.Serializer[Any]):
     """One placement in a taint preview (inventory.editing.Impact)."""
 
     id = serializers.IntegerField(source="placement.pk")
@@ -285,7 +300,7 @@ class TaintImpactSerializer(serializers.Serializer):
     )
 
 
-class BindRequestSerializer(serializers.Serializer):
+class BindRequestSerializer(serializers.Serializer[Body]):
     cluster_set = serializers.PrimaryKeyRelatedField(queryset=ManagedClusterSet.objects.select_related("hub"))
     namespace = serializers.CharField(allow_blank=True, default="", help_text="An RFC 1123 label")
 
@@ -293,7 +308,16 @@ class BindRequestSerializer(serializers.Serializer):
 # --- cluster-set and namespace roles (inventory.roles decides who may grant; these only shape the request)
 
 
-class HeldRoleSerializer(serializers.ModelSerializer):
+def _offer_only(serializer: serializers.Serializer[Any], name: str, queryset: QuerySet[Any]) -> None:
+    """Let the serializer's own related field `name` (as bound to this instance) take only these rows."""
+    field = serializer.fields[name]
+    assert isinstance(field, serializers.RelatedField)
+    # The stubs declare `queryset` as possibly a Manager, whose __get__ makes mypy check this assignment as
+    # a call of that descriptor.
+    field.queryset = queryset  # type: ignore[arg-type]
+
+
+class HeldRoleSerializer(serializers.ModelSerializer[_Role]):
     """A user's or a group's role, principals by name; create with exactly one of them."""
 
     user = serializers.SlugRelatedField(
@@ -310,7 +334,7 @@ class HeldRoleSerializer(serializers.ModelSerializer):
         return data
 
 
-class ClusterSetRoleSerializer(HeldRoleSerializer):
+class ClusterSetRoleSerializer(HeldRoleSerializer[ClusterSetRole]):
     """A role on a cluster set."""
 
     cluster_set = serializers.PrimaryKeyRelatedField(queryset=ManagedClusterSet.objects.none())
@@ -331,21 +355,21 @@ class ClusterSetRoleSerializer(HeldRoleSerializer):
             "created",
         ]
         # one role per principal and set is checked by inventory.roles.grant, with a message naming it
-        validators: list = []
+        validators: list[Callable[..., object]] = []
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         request = self.context.get("request")
         if request is not None:
             # a set the caller cannot see is as unknown as one that does not exist
-            self.fields["cluster_set"].queryset = roles.sets_for(request.user)
+            _offer_only(self, "cluster_set", roles.sets_for(request.user))
 
 
-class ClusterSetRoleChangeSerializer(serializers.Serializer):
+class ClusterSetRoleChangeSerializer(serializers.Serializer[Body]):
     role = serializers.ChoiceField(choices=ClusterSetRole.Role.choices)
 
 
-class NamespaceRoleSerializer(HeldRoleSerializer):
+class NamespaceRoleSerializer(HeldRoleSerializer[NamespaceRole]):
     """A role in a namespace of a hub: view sees its placements, edit changes them, admin also binds
     cluster sets into it and grants roles in it."""
 
@@ -356,14 +380,14 @@ class NamespaceRoleSerializer(HeldRoleSerializer):
         model = NamespaceRole
         fields = ["id", "hub", "namespace", "role", "user", "group", "principal", "created"]
         # one role per principal and namespace is checked by inventory.roles.grant, naming it
-        validators: list = []
+        validators: list[Callable[..., object]] = []
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         request = self.context.get("request")
         if request is not None:
             # a hub the caller cannot see is as unknown as one that does not exist
-            self.fields["hub"].queryset = roles.restrict(Hub.objects.all(), request.user)
+            _offer_only(self, "hub", roles.restrict(Hub.objects.all(), request.user))
 
     def validate_namespace(self, namespace: str) -> str:
         if (why := editing.namespace_error(namespace)) is not None:
@@ -371,5 +395,5 @@ class NamespaceRoleSerializer(HeldRoleSerializer):
         return namespace
 
 
-class NamespaceRoleChangeSerializer(serializers.Serializer):
+class NamespaceRoleChangeSerializer(serializers.Serializer[Body]):
     role = serializers.ChoiceField(choices=NamespaceRole.Role.choices)

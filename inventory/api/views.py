@@ -5,12 +5,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.templatetags.static import static
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
 from drf_spectacular.views import SpectacularSwaggerSplitView
-from rest_framework import serializers, status, viewsets
+from rest_framework import generics, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.pagination import PageNumberPagination
@@ -37,6 +37,8 @@ from inventory.models import (
 from inventory.tasks import request_sync
 
 T = TypeVar("T")
+_M = TypeVar("_M", bound=Model)
+_Role = TypeVar("_Role", bound=roles.RoleRow)
 
 
 # --- the editors' refusals as API errors
@@ -50,7 +52,7 @@ EDIT_ERRORS = {
 
 
 class HubRefused(APIException):
-    status_code = status.HTTP_502_BAD_GATEWAY
+    status_code: int = status.HTTP_502_BAD_GATEWAY
     default_code = "hub_refused"
 
 
@@ -82,31 +84,31 @@ class InventoryPagination(PageNumberPagination):
     max_page_size = listing.MAX_PER_PAGE
 
 
-class PageExtrasMixin:
+class PageExtrasMixin(generics.GenericAPIView[_M]):
     """Lookups a serializer needs for its rows (counts, roll-ups), made once per page, not per row."""
 
-    def page_extras(self, rows: list[Any]) -> dict[str, Any]:
+    def page_extras(self, rows: list[_M]) -> dict[str, Any]:
         return {}
 
-    def get_serializer(self, *args: Any, **kwargs: Any) -> serializers.BaseSerializer:
+    def get_serializer(self, *args: Any, **kwargs: Any) -> serializers.BaseSerializer[_M]:
         if args:
             rows = list(args[0]) if kwargs.get("many") else [args[0]]
-            kwargs["context"] = self.get_serializer_context() | self.page_extras(rows)
+            kwargs["context"] = {**self.get_serializer_context(), **self.page_extras(rows)}
         return super().get_serializer(*args, **kwargs)
 
 
-class InventoryViewSet(PageExtrasMixin, viewsets.ReadOnlyModelViewSet):
+class InventoryViewSet(PageExtrasMixin[_M], viewsets.ReadOnlyModelViewSet[_M]):
     pagination_class = InventoryPagination
 
 
-class RoleRestrictedViewSet(InventoryViewSet):
+class RoleRestrictedViewSet(InventoryViewSet[_M]):
     """Only the rows the caller's cluster-set roles let them see (inventory.roles); other ids answer 404."""
 
-    def get_queryset(self) -> QuerySet:
+    def get_queryset(self) -> QuerySet[_M]:
         return roles.restrict(super().get_queryset(), self.request.user)
 
 
-class HubViewSet(InventoryViewSet):
+class HubViewSet(InventoryViewSet[Hub]):
     """The hubs the caller holds a role on, with the counts of what they see; credentials are never
     returned, sync errors and runs only to superusers."""
 
@@ -147,7 +149,7 @@ class HubViewSet(InventoryViewSet):
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
-class ClusterViewSet(RoleRestrictedViewSet):
+class ClusterViewSet(RoleRestrictedViewSet[ManagedCluster]):
     """OCM ManagedClusters and Fleet MemberClusters; `q` takes a kubectl label selector."""
 
     queryset = ManagedCluster.objects.for_listing()
@@ -166,7 +168,11 @@ class ClusterViewSet(RoleRestrictedViewSet):
     def taints(self, request: Request, pk: str | None = None) -> Response:
         """Replace the cluster's taints on its hub with the full list sent, then answer the refreshed row."""
         cluster = self.get_object()
-        _edit(lambda: editing.save_taints(cluster, _taints(request), actor=request.user, request=request))
+        _edit(
+            lambda: editing.save_taints(
+                cluster, _taints(request), actor=roles.signed_in(request.user), request=request
+            )
+        )
         return Response(self.get_serializer(self.get_queryset().get(pk=cluster.pk)).data)
 
     @extend_schema(
@@ -178,11 +184,13 @@ class ClusterViewSet(RoleRestrictedViewSet):
     def taints_preview(self, request: Request, pk: str | None = None) -> Response:
         """Which placements would keep, drop or gain the cluster with these taints; nothing is saved."""
         cluster = self.get_object()
-        impacts = _edit(lambda: editing.preview_taints(cluster, _taints(request), actor=request.user))
+        impacts = _edit(
+            lambda: editing.preview_taints(cluster, _taints(request), actor=roles.signed_in(request.user))
+        )
         return Response(api.TaintImpactSerializer(impacts, many=True).data)
 
 
-class ClusterSetViewSet(RoleRestrictedViewSet):
+class ClusterSetViewSet(RoleRestrictedViewSet[ManagedClusterSet]):
     """ManagedClusterSets with member counts per availability and their bound namespaces."""
 
     queryset = queries.with_member_rollup(ManagedClusterSet.objects.order_by("name", "hub__name", "pk"))
@@ -196,7 +204,7 @@ class ClusterSetViewSet(RoleRestrictedViewSet):
         }
 
 
-class ClusterSetBindingViewSet(RoleRestrictedViewSet):
+class ClusterSetBindingViewSet(RoleRestrictedViewSet[ManagedClusterSetBinding]):
     """Bindings of cluster sets to namespaces; POST binds a set (created on the hub), DELETE unbinds it."""
 
     queryset = ManagedClusterSetBinding.objects.select_related("hub").order_by(
@@ -213,18 +221,20 @@ class ClusterSetBindingViewSet(RoleRestrictedViewSet):
         bind = api.BindRequestSerializer(data=request.data)
         bind.is_valid(raise_exception=True)
         cluster_set, namespace = bind.validated_data["cluster_set"], bind.validated_data["namespace"]
-        binding = _edit(lambda: editing.bind(cluster_set, namespace, actor=request.user, request=request))
+        binding = _edit(
+            lambda: editing.bind(cluster_set, namespace, actor=roles.signed_in(request.user), request=request)
+        )
         return Response(self.get_serializer(binding).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={204: None, **EDIT_ERRORS})
     def destroy(self, request: Request, pk: str | None = None) -> Response:
         """Unbind: the ManagedClusterSetBinding is deleted on the hub, then here."""
         binding = self.get_object()
-        _edit(lambda: editing.unbind(binding, actor=request.user, request=request))
+        _edit(lambda: editing.unbind(binding, actor=roles.signed_in(request.user), request=request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class AddOnPlacementScoreViewSet(RoleRestrictedViewSet):
+class AddOnPlacementScoreViewSet(RoleRestrictedViewSet[AddOnPlacementScore]):
     queryset = AddOnPlacementScore.objects.select_related("hub").order_by("hub__name", "namespace", "name")
     serializer_class = api.AddOnPlacementScoreSerializer
     filterset_class = filtersets.AddOnPlacementScoreFilterSet
@@ -233,7 +243,7 @@ class AddOnPlacementScoreViewSet(RoleRestrictedViewSet):
         return {"now": timezone.now()}
 
 
-class SyncRunViewSet(RoleRestrictedViewSet):
+class SyncRunViewSet(RoleRestrictedViewSet[SyncRun]):
     """Sync runs: operator data (hub errors), for superusers."""
 
     queryset = SyncRun.objects.select_related("hub").order_by("-started_at", "-pk")
@@ -241,7 +251,7 @@ class SyncRunViewSet(RoleRestrictedViewSet):
     filterset_class = filtersets.SyncRunFilterSet
 
 
-class RejectedObjectViewSet(RoleRestrictedViewSet):
+class RejectedObjectViewSet(RoleRestrictedViewSet[RejectedObject]):
     """Hub objects the sync or the watcher refused (inventory.validation), with why; superusers only."""
 
     queryset = RejectedObject.objects.select_related("hub").order_by(
@@ -251,7 +261,7 @@ class RejectedObjectViewSet(RoleRestrictedViewSet):
     filterset_class = filtersets.RejectedObjectFilterSet
 
 
-class AuditEntryViewSet(RoleRestrictedViewSet):
+class AuditEntryViewSet(RoleRestrictedViewSet[AuditEntry]):
     """The audit log, newest first: superusers read every entry, other users the entries they made."""
 
     queryset = AuditEntry.objects.select_related("hub")
@@ -262,12 +272,12 @@ class AuditEntryViewSet(RoleRestrictedViewSet):
 ROLE_ERRORS = {code: EDIT_ERRORS[code] for code in (400, 403)}
 
 
-class HeldRoleViewSet(RoleRestrictedViewSet):
+class HeldRoleViewSet(RoleRestrictedViewSet[_Role]):
     """Roles the caller sees; the admins of their set or namespace (and superusers) grant, change and
     revoke them through inventory.roles."""
 
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
-    change_serializer_class: type[serializers.Serializer]
+    change_serializer_class: type[serializers.Serializer[api.Body]]
 
     def scope(self, data: dict[str, Any]) -> roles.Scope:
         """The set or the namespace a validated create request names."""
@@ -279,7 +289,11 @@ class HeldRoleViewSet(RoleRestrictedViewSet):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         scope, principal = self.scope(data), data.get("user") or data["group"]
-        row = _edit(lambda: roles.grant(request.user, scope, data["role"], principal, request=request))
+        row = _edit(
+            lambda: roles.grant(
+                roles.signed_in(request.user), scope, data["role"], principal, request=request
+            )
+        )
         return Response(self.get_serializer(row).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, pk: str | None = None) -> Response:
@@ -287,13 +301,14 @@ class HeldRoleViewSet(RoleRestrictedViewSet):
         row = self.get_object()
         change = self.change_serializer_class(data=request.data)
         change.is_valid(raise_exception=True)
-        row = _edit(lambda: roles.change(request.user, row, change.validated_data["role"], request=request))
-        return Response(self.get_serializer(row).data)
+        actor, role = roles.signed_in(request.user), change.validated_data["role"]
+        changed = _edit(lambda: roles.change(actor, row, role, request=request))
+        return Response(self.get_serializer(changed).data)
 
     def destroy(self, request: Request, pk: str | None = None) -> Response:
         """Revoke the role (the last admin only by a superuser)."""
         row = self.get_object()
-        _edit(lambda: roles.revoke(request.user, row, request=request))
+        _edit(lambda: roles.revoke(roles.signed_in(request.user), row, request=request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -306,7 +321,7 @@ def _role_schema(serializer: type, change: type) -> Callable[[type], type]:
 
 
 @_role_schema(api.ClusterSetRoleSerializer, api.ClusterSetRoleChangeSerializer)
-class ClusterSetRoleViewSet(HeldRoleViewSet):
+class ClusterSetRoleViewSet(HeldRoleViewSet[ClusterSetRole]):
     """Roles on the cluster sets the caller sees; admins of a set (and superusers) grant, change, revoke."""
 
     queryset = ClusterSetRole.objects.select_related("cluster_set__hub", "user", "group").order_by(
@@ -317,11 +332,12 @@ class ClusterSetRoleViewSet(HeldRoleViewSet):
     filterset_fields = ["cluster_set", "role"]
 
     def scope(self, data: dict[str, Any]) -> roles.Scope:
-        return data["cluster_set"]
+        cluster_set: ManagedClusterSet = data["cluster_set"]
+        return cluster_set
 
 
 @_role_schema(api.NamespaceRoleSerializer, api.NamespaceRoleChangeSerializer)
-class NamespaceRoleViewSet(HeldRoleViewSet):
+class NamespaceRoleViewSet(HeldRoleViewSet[NamespaceRole]):
     """Roles in the namespaces where the caller holds one; admins of a namespace (and superusers) grant,
     change, revoke."""
 
