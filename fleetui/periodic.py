@@ -36,9 +36,9 @@ class Entry:
     name: str
     task: str
     schedule: BaseSchedule
+    last_run_at: datetime
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
-    last_run_at: datetime | None = None
 
 
 def entries(app: Celery, schedule: Mapping[str, Mapping[str, Any]] | None = None) -> list[Entry]:
@@ -48,6 +48,8 @@ def entries(app: Celery, schedule: Mapping[str, Mapping[str, Any]] | None = None
     found = []
     for name, options in schedule.items():
         when = maybe_schedule(options["schedule"], app=app)
+        # a number of seconds or a timedelta comes back as a `schedule` (Celery's annotation says otherwise)
+        assert isinstance(when, BaseSchedule)
         found.append(
             Entry(
                 name=name,
