@@ -211,7 +211,7 @@ def start_workers(count: int, database: str, log_dir: Path, tag: str) -> list[Wo
         workers.append(Worker(name, log, process))
     deadline = time.monotonic() + 60
     while True:
-        answered = {name.split("@")[0] for reply in app.control.ping(timeout=0.5) for name in reply}
+        answered = {name.split("@")[0] for reply in app.control.ping(timeout=0.5) or () for name in reply}
         if answered >= {w.name for w in workers}:
             return workers
         if time.monotonic() > deadline or any(w.process.poll() is not None for w in workers):

@@ -4,6 +4,7 @@ from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
+from core.requests import signed_in
 from inventory import audit, roles
 from inventory.models import (
     AddOnPlacementScore,
@@ -27,7 +28,7 @@ class HubAdmin(admin.ModelAdmin[Hub]):
         before = audit.hub_settings(Hub.objects.get(pk=obj.pk)) if change else None
         with transaction.atomic():
             super().save_model(request, obj, form, change)
-            audit.record_hub_saved(roles.signed_in(request.user), obj, before, request=request)
+            audit.record_hub_saved(signed_in(request.user), obj, before, request=request)
 
     def delete_model(self, request: HttpRequest, obj: Hub) -> None:
         self.delete_queryset(request, Hub.objects.filter(pk=obj.pk))
@@ -35,7 +36,7 @@ class HubAdmin(admin.ModelAdmin[Hub]):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Hub]) -> None:
         with transaction.atomic():
             for hub in queryset:
-                audit.record_hub_removed(roles.signed_in(request.user), hub, request=request)
+                audit.record_hub_removed(signed_in(request.user), hub, request=request)
             super().delete_queryset(request, queryset)
 
 
@@ -93,7 +94,7 @@ class NamespaceRoleAdmin(admin.ModelAdmin[NamespaceRole]):
     def save_model(
         self, request: HttpRequest, obj: NamespaceRole, form: ModelForm[NamespaceRole], change: bool
     ) -> None:
-        actor = roles.signed_in(request.user)
+        actor = signed_in(request.user)
         if change:
             roles.change(actor, obj, obj.role, request=request)
             return
@@ -103,8 +104,8 @@ class NamespaceRoleAdmin(admin.ModelAdmin[NamespaceRole]):
         obj.pk = roles.grant(actor, namespace, obj.role, principal, request=request).pk
 
     def delete_model(self, request: HttpRequest, obj: NamespaceRole) -> None:
-        roles.revoke(roles.signed_in(request.user), obj, request=request)
+        roles.revoke(signed_in(request.user), obj, request=request)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[NamespaceRole]) -> None:
         for row in queryset:
-            roles.revoke(roles.signed_in(request.user), row, request=request)
+            roles.revoke(signed_in(request.user), row, request=request)

@@ -19,7 +19,7 @@ import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NoReturn, Protocol
+from typing import Any, Literal, NoReturn, Protocol, overload
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -136,7 +136,7 @@ def taint_errors(kind: str, entries: Any) -> dict[str, str]:
     return errors
 
 
-def _same_taint(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+def _same_taint(old: Mapping[str, object], new: Mapping[str, object]) -> bool:
     return (old.get("value") or "") == new.get("value", "") and old.get("effect") == new["effect"]
 
 
@@ -228,6 +228,28 @@ def _answer_text(answer: Mapping[str, Any] | None, part: str) -> str:
     return json.dumps(kept, sort_keys=True)
 
 
+@overload
+def _write(
+    actor: AbstractBaseUser,
+    action: str,
+    target: Any,
+    request: HttpRequest | None,
+    change: tuple[Any, Any],
+    write: Write,
+    *,
+    absent_ok: Literal[False] = False,
+) -> dict[str, Any]: ...
+@overload
+def _write(
+    actor: AbstractBaseUser,
+    action: str,
+    target: Any,
+    request: HttpRequest | None,
+    change: tuple[Any, Any],
+    write: Write,
+    *,
+    absent_ok: bool,
+) -> dict[str, Any] | None: ...
 def _write(
     actor: AbstractBaseUser,
     action: str,

@@ -2,7 +2,7 @@
 the editors' forms (taints, set bindings), which carry text for inventory.editing to judge."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -107,7 +107,11 @@ class BaseTaintFormSet(RowFormSet):
         super().__init__(data, prefix="taints", form_kwargs={"effects": effects}, **kwargs)
 
 
-TaintFormSet = forms.formset_factory(TaintForm, formset=BaseTaintFormSet, extra=1, can_delete=True)
+# formset_factory answers a subclass of `formset`; its stub says only BaseFormSet
+TaintFormSet = cast(
+    type[BaseTaintFormSet],
+    forms.formset_factory(TaintForm, formset=BaseTaintFormSet, extra=1, can_delete=True),
+)
 
 
 class BindingForm(forms.Form):

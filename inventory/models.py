@@ -200,6 +200,10 @@ class ManagedCluster(HubObject):
     # Go's AsApproximateFloat64 of allocatable (Fleet: status.resourceUsage.allocatable).
     cpu_allocatable = models.FloatField(null=True, blank=True)
     memory_allocatable = models.FloatField(null=True, blank=True)
+    # Not stored: what the cluster table shows of a row, set by inventory.views.
+    placement_count: int
+    cpu_display: str
+    memory_display: str
 
     objects = ManagedClusterQuerySet.as_manager()
 

@@ -7,13 +7,14 @@ the same at 10 rows and at 500.
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import models
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import In
+from django_stubs_ext import WithAnnotations
 
 from core.hooks import Hook
 from inventory import roles, scheduler_inputs
@@ -149,7 +150,21 @@ def bound_namespaces(cluster_sets: Sequence[ManagedClusterSet]) -> dict[int, lis
 # --- hubs
 
 
-def with_hub_counts(hubs: QuerySet[Hub], user: User) -> QuerySet[Hub]:
+class HubCounts(TypedDict):
+    """What `with_hub_counts` adds to each hub."""
+
+    cluster_count: int
+    stale_count: int
+    set_count: int
+    placement_count: int
+    latest_run_id: int | None
+
+
+if TYPE_CHECKING:  # WithAnnotations takes a TypedDict only in annotations, not at run time
+    HubWithCounts = WithAnnotations[Hub, HubCounts]
+
+
+def with_hub_counts(hubs: QuerySet[Hub], user: User) -> QuerySet["HubWithCounts"]:
     """The hubs `user` may see with the counts of the clusters, sets and placements they may see, and the
     latest SyncRun id (superusers only), by subqueries (no row multiplication)."""
 
@@ -186,7 +201,7 @@ def namespaces(hub: Hub, user: User) -> list[dict[str, Any]]:
     return [found[name] for name in sorted(found)]
 
 
-def latest_runs(hubs: Sequence[Hub]) -> dict[int, SyncRun]:
+def latest_runs(hubs: Sequence["HubWithCounts"]) -> dict[int, SyncRun]:
     """Hub pk -> its latest SyncRun, for hubs annotated by `with_hub_counts`; one query."""
     runs = SyncRun.objects.in_bulk([h.latest_run_id for h in hubs if h.latest_run_id is not None])
     return {run.hub_id: run for run in runs.values()}

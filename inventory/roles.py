@@ -49,7 +49,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
-from django.db.models import Exists, Model, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 
@@ -78,7 +78,8 @@ RoleRow = ClusterSetRole | NamespaceRole
 # The ids of the cluster sets a user holds a role on, as a subquery (`cluster_set_id IN (...)`).
 SetIds = QuerySet[ClusterSetRole, Mapping[str, object]]
 T = TypeVar("T")
-_M = TypeVar("_M", bound=Model)
+# `restrict` answers the queryset class it is given, so a model's own QuerySet keeps its methods.
+_Q = TypeVar("_Q", bound=QuerySet[Any, Any])
 
 # The namespace roles that hold each level: admin includes edit, edit includes view.
 NAMESPACE_GRANTING: dict[str, list[str]] = {VIEW: [ADMIN, EDIT, VIEW], EDIT: [ADMIN, EDIT], ADMIN: [ADMIN]}
@@ -88,14 +89,6 @@ PLACEMENT_LEVEL: dict[str, str] = {VIEW: VIEW, ADMIN: EDIT}
 
 def is_superuser(user: User) -> bool:
     return bool(user.is_active and getattr(user, "is_superuser", False))
-
-
-def signed_in(user: User) -> AbstractBaseUser:
-    """The user of a request that authentication let through (the admin, a login_required page, the API
-    with IsAuthenticated), as the writers take their actor; an anonymous one is refused."""
-    if isinstance(user, AnonymousUser):
-        raise PermissionDenied
-    return user
 
 
 def _without_roles(user: User) -> bool | None:
@@ -247,7 +240,7 @@ def decide(user: User, action: str, check: Callable[[Held], bool]) -> bool:
     return check(Held(user, action))
 
 
-def restrict(queryset: QuerySet[_M], user: User, action: str = VIEW) -> QuerySet[_M]:
+def restrict(queryset: _Q, user: User, action: str = VIEW) -> _Q:
     """`queryset` narrowed to the rows `user` may see (action "view") or change ("admin")."""
     rule = RULES.get(queryset.model)
     if rule is None:

@@ -5,12 +5,12 @@ htmx requests (filter, sort, page, progress polling) get only the fragment they 
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Page
-from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -19,6 +19,7 @@ from django_filters import FilterSet
 
 from core import listing
 from core.editors import EditFailed, EditorPage, ListEditor, edit_rows, respond
+from core.requests import SignedInRequest
 from inventory import access, audit, editing, queries, roles, tables
 from inventory.filtersets import (
     AuditEntryFilterSet,
@@ -31,9 +32,9 @@ from inventory.hubclient import HubError
 from inventory.models import (
     AddOnPlacementScore,
     AuditEntry,
-    HeldRole,
     Hub,
     ManagedCluster,
+    ManagedClusterQuerySet,
     ManagedClusterSet,
     ManagedClusterSetBinding,
     RejectedObject,
@@ -55,7 +56,9 @@ LIST_DEFERRED = (
 )
 
 
-def _listing(request: HttpRequest, filterset: FilterSet, columns: tuple[listing.Column, ...]) -> dict:
+def _listing(
+    request: SignedInRequest, filterset: FilterSet, columns: tuple[listing.Column, ...]
+) -> dict[str, Any]:
     page = listing.filtered_page(request, filterset)
     return {
         "filterset": filterset,
@@ -66,7 +69,7 @@ def _listing(request: HttpRequest, filterset: FilterSet, columns: tuple[listing.
     }
 
 
-def _cluster_rows(page: Page | None) -> None:
+def _cluster_rows(page: Page[ManagedCluster] | None) -> None:
     """Attach what the cluster table shows beyond the row itself: placements and human quantities."""
     clusters = listing.materialise(page)
     counts = queries.placement_counts(clusters)
@@ -76,7 +79,7 @@ def _cluster_rows(page: Page | None) -> None:
         cluster.memory_display = tables.human_bytes(cluster.memory_allocatable)
 
 
-def _clusters_context(request: HttpRequest, clusters: QuerySet[ManagedCluster]) -> dict:
+def _clusters_context(request: SignedInRequest, clusters: ManagedClusterQuerySet) -> dict[str, Any]:
     # The table shows none of the wide JSON columns; not reading them halves the page query.
     listing = clusters.for_listing().defer(*LIST_DEFERRED)
     sets = roles.sets_for(request.user)
@@ -96,7 +99,9 @@ def _clusters_context(request: HttpRequest, clusters: QuerySet[ManagedCluster]) 
 # --- hubs
 
 
-def _hub_context(request: HttpRequest, hub: Hub, run: SyncRun | None, requested_at: float | None) -> dict:
+def _hub_context(
+    request: SignedInRequest, hub: Hub, run: SyncRun | None, requested_at: float | None
+) -> dict[str, Any]:
     queued = (
         requested_at is not None
         and (run is None or run.started_at.timestamp() < requested_at)
@@ -112,7 +117,7 @@ def _hub_context(request: HttpRequest, hub: Hub, run: SyncRun | None, requested_
     }
 
 
-def _annotated_hub(request: HttpRequest, pk: int) -> tuple[Hub, SyncRun | None]:
+def _annotated_hub(request: SignedInRequest, pk: int) -> tuple[Hub, SyncRun | None]:
     """A hub the user may see with the counts of what they may see (a hidden hub is a 404); its latest
     run for superusers."""
     hub = get_object_or_404(queries.with_hub_counts(Hub.objects.all(), request.user), pk=pk)
@@ -121,7 +126,7 @@ def _annotated_hub(request: HttpRequest, pk: int) -> tuple[Hub, SyncRun | None]:
 
 @login_required
 @require_GET
-def hub_list(request: HttpRequest) -> HttpResponse:
+def hub_list(request: SignedInRequest) -> HttpResponse:
     hubs = list(queries.with_hub_counts(Hub.objects.all(), request.user))
     runs = queries.latest_runs(hubs)
     rows = [_hub_context(request, hub, runs.get(hub.pk), None) for hub in hubs]
@@ -130,7 +135,7 @@ def hub_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def hub_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def hub_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     """A hub: the counts of what the user sees on it and its namespaces, each with its access tab."""
     hub, run = _annotated_hub(request, pk)
     context = _hub_context(request, hub, run, None)
@@ -140,7 +145,7 @@ def hub_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def hub_row(request: HttpRequest, pk: int) -> HttpResponse:
+def hub_row(request: SignedInRequest, pk: int) -> HttpResponse:
     """One hub's table row; the page polls it while a sync runs or is queued."""
     hub, run = _annotated_hub(request, pk)
     try:
@@ -152,7 +157,7 @@ def hub_row(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def hub_sync(request: HttpRequest, pk: int) -> HttpResponse:
+def hub_sync(request: SignedInRequest, pk: int) -> HttpResponse:
     """Sync now (staff only): enqueue the hub's sync (in-process when no broker is configured)."""
     if not request.user.is_staff:
         raise PermissionDenied("Only staff users can start a sync.")
@@ -170,7 +175,7 @@ def hub_sync(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def cluster_list(request: HttpRequest) -> HttpResponse:
+def cluster_list(request: SignedInRequest) -> HttpResponse:
     context = _clusters_context(request, roles.restrict(ManagedCluster.objects.all(), request.user))
     return listing.render_list(
         request, "inventory/cluster_list.html", "inventory/_cluster_table.html", context
@@ -179,7 +184,7 @@ def cluster_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def cluster_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     visible = roles.restrict(ManagedCluster.objects.all(), request.user)
     cluster = get_object_or_404(queries.with_cluster_sets(visible, roles.sets_for(request.user)), pk=pk)
     now = timezone.now()
@@ -207,7 +212,7 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def clusterset_list(request: HttpRequest) -> HttpResponse:
+def clusterset_list(request: SignedInRequest) -> HttpResponse:
     visible = roles.sets_for(request.user).order_by("name", "hub__name", "pk")
     queryset = queries.with_member_rollup(visible)
     filterset = ClusterSetFilterSet(request.GET, queryset=queryset, request=request)
@@ -224,7 +229,7 @@ def clusterset_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def clusterset_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def clusterset_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     cluster_set = get_object_or_404(queries.with_member_rollup(roles.sets_for(request.user)), pk=pk)
     context = _clusters_context(request, ManagedCluster.objects.filter(memberships__cluster_set=cluster_set))
     context |= {
@@ -247,7 +252,7 @@ def clusterset_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def rejected_list(request: HttpRequest) -> HttpResponse:
+def rejected_list(request: SignedInRequest) -> HttpResponse:
     """Hub objects the sync or the watcher refused (inventory.validation), with why, by hub and kind;
     superusers see them (inventory.roles), others an empty list."""
     rows = roles.restrict(RejectedObject.objects.select_related("hub"), request.user)
@@ -263,7 +268,7 @@ def rejected_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def audit_list(request: HttpRequest) -> HttpResponse:
+def audit_list(request: SignedInRequest) -> HttpResponse:
     """The entries the user may read (inventory.roles: superusers all, others their own), newest first,
     filtered and paged."""
     visible = roles.restrict(AuditEntry.objects.all(), request.user)
@@ -278,12 +283,12 @@ def audit_list(request: HttpRequest) -> HttpResponse:
 # --- access management (roles) of cluster sets and namespaces
 
 
-def _visible_set(request: HttpRequest, pk: int) -> ManagedClusterSet:
+def _visible_set(request: SignedInRequest, pk: int) -> ManagedClusterSet:
     """The set if the user may see it; a hidden set is a 404, as if it did not exist."""
     return get_object_or_404(roles.sets_for(request.user).select_related("hub"), pk=pk)
 
 
-def _visible_namespace(request: HttpRequest, pk: int, namespace: str) -> roles.Namespace:
+def _visible_namespace(request: SignedInRequest, pk: int, namespace: str) -> roles.Namespace:
     """The namespace if the user sees something in it (a placement, a binding or a role); superusers
     open any namespace of a hub, to name its first admin. Others are a 404, as if they did not exist."""
     hub = get_object_or_404(roles.restrict(Hub.objects.all(), request.user), pk=pk)
@@ -298,22 +303,26 @@ def _visible_namespace(request: HttpRequest, pk: int, namespace: str) -> roles.N
 
 
 def _access_response(
-    request: HttpRequest, scope: roles.Scope, status: int = 200, **forms: object
+    request: SignedInRequest,
+    scope: roles.Scope,
+    status: int = 200,
+    grant_form: access.GrantForm | None = None,
+    errors: dict[int, list[str]] | None = None,
 ) -> HttpResponse:
     """The access section alone for htmx; the access page (the section under the scope's title) otherwise."""
-    context = access.tab_context(request, scope, **forms)
+    context = access.tab_context(request, scope, grant_form, errors)
     template = "inventory/_access_section.html" if listing.is_htmx(request) else "inventory/_access_page.html"
     return render(request, template, context, status=status)
 
 
-def _access_changed(request: HttpRequest, scope: roles.Scope) -> HttpResponse:
+def _access_changed(request: SignedInRequest, scope: roles.Scope) -> HttpResponse:
     if listing.is_htmx(request):
         return _access_response(request, scope)
     _, _, crumbs = access.urls(scope)
     return redirect(crumbs[-1][1] + "#access")
 
 
-def _grant(request: HttpRequest, scope: roles.Scope) -> HttpResponse:
+def _grant(request: SignedInRequest, scope: roles.Scope) -> HttpResponse:
     """The access tab; POST adds a user or a group with a role (the scope's admins only)."""
     if request.method == "GET":
         return _access_response(request, scope)
@@ -330,17 +339,19 @@ def _grant(request: HttpRequest, scope: roles.Scope) -> HttpResponse:
     return _access_response(request, scope, status=400, grant_form=form)
 
 
-def _role_row(request: HttpRequest, scope: roles.Scope, role_pk: int, verb: str) -> HeldRole:
+def _role_row(request: SignedInRequest, scope: roles.Scope, role_pk: int, verb: str) -> roles.RoleRow:
     """A role on the scope, after the check that the user administers it (403 otherwise)."""
     roles.authorise(request.user, scope, verb, request=request)
     return get_object_or_404(roles.holders(scope), pk=role_pk)
 
 
-def _change(request: HttpRequest, scope: roles.Scope, role_pk: int) -> HttpResponse:
+def _change(request: SignedInRequest, scope: roles.Scope, role_pk: int) -> HttpResponse:
     row = _role_row(request, scope, role_pk, "change")
     form = access.ChangeForm(request.POST, choices=access.role_choices(scope))
     if not form.is_valid():
-        return _access_response(request, scope, status=400, errors={row.pk: form.errors["role"]})
+        return _access_response(
+            request, scope, status=400, errors={row.pk: [str(error) for error in form.errors["role"]]}
+        )
     try:
         roles.change(request.user, row, form.cleaned_data["role"], request=request)
     except ValidationError as exc:
@@ -348,7 +359,7 @@ def _change(request: HttpRequest, scope: roles.Scope, role_pk: int) -> HttpRespo
     return _access_changed(request, scope)
 
 
-def _remove(request: HttpRequest, scope: roles.Scope, role_pk: int) -> HttpResponse:
+def _remove(request: SignedInRequest, scope: roles.Scope, role_pk: int) -> HttpResponse:
     row = _role_row(request, scope, role_pk, "revoke")
     try:
         roles.revoke(request.user, row, request=request)
@@ -359,38 +370,38 @@ def _remove(request: HttpRequest, scope: roles.Scope, role_pk: int) -> HttpRespo
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def clusterset_access(request: HttpRequest, pk: int) -> HttpResponse:
+def clusterset_access(request: SignedInRequest, pk: int) -> HttpResponse:
     return _grant(request, _visible_set(request, pk))
 
 
 @login_required
 @require_POST
-def clusterset_access_change(request: HttpRequest, pk: int, role_pk: int) -> HttpResponse:
+def clusterset_access_change(request: SignedInRequest, pk: int, role_pk: int) -> HttpResponse:
     return _change(request, _visible_set(request, pk), role_pk)
 
 
 @login_required
 @require_POST
-def clusterset_access_remove(request: HttpRequest, pk: int, role_pk: int) -> HttpResponse:
+def clusterset_access_remove(request: SignedInRequest, pk: int, role_pk: int) -> HttpResponse:
     return _remove(request, _visible_set(request, pk), role_pk)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def namespace_access(request: HttpRequest, pk: int, namespace: str) -> HttpResponse:
+def namespace_access(request: SignedInRequest, pk: int, namespace: str) -> HttpResponse:
     """A namespace's access page: who holds which namespace role; its admins grant, change, revoke."""
     return _grant(request, _visible_namespace(request, pk, namespace))
 
 
 @login_required
 @require_POST
-def namespace_access_change(request: HttpRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
+def namespace_access_change(request: SignedInRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
     return _change(request, _visible_namespace(request, pk, namespace), role_pk)
 
 
 @login_required
 @require_POST
-def namespace_access_remove(request: HttpRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
+def namespace_access_remove(request: SignedInRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
     return _remove(request, _visible_namespace(request, pk, namespace), role_pk)
 
 
@@ -410,8 +421,11 @@ def _hub_failure(exc: HubError, what: str) -> EditFailed:
 
 
 def _taint_context(
-    request: HttpRequest, cluster: ManagedCluster, formset: BaseTaintFormSet | None = None, **extra: object
-) -> dict:
+    request: SignedInRequest,
+    cluster: ManagedCluster,
+    formset: BaseTaintFormSet | None = None,
+    **extra: object,
+) -> dict[str, Any]:
     return {
         "cluster": cluster,
         "taint_formset": TaintFormSet(cluster=cluster) if formset is None else formset,
@@ -422,7 +436,12 @@ def _taint_context(
 
 
 def _taint_response(
-    request: HttpRequest, cluster: ManagedCluster, status: int = 200, error: str = "", **context: object
+    request: SignedInRequest,
+    cluster: ManagedCluster,
+    status: int = 200,
+    error: str = "",
+    formset: BaseTaintFormSet | None = None,
+    **context: object,
 ) -> HttpResponse:
     crumbs = (
         ("Clusters", reverse("inventory:cluster-list")),
@@ -430,11 +449,11 @@ def _taint_response(
         (cluster.name, reverse("inventory:cluster-detail", args=[cluster.pk])),
     )
     page = EditorPage(f"Taints · {cluster.name}", cluster.name, cluster.kind, crumbs)
-    context = _taint_context(request, cluster, **context, taint_error=error)
-    return respond(request, "inventory/_taint_section.html", context, status, page)
+    section = _taint_context(request, cluster, formset, **context, taint_error=error)
+    return respond(request, "inventory/_taint_section.html", section, status, page)
 
 
-def _save_taints(request: HttpRequest, cluster: ManagedCluster, rows: list[dict]) -> None:
+def _save_taints(request: SignedInRequest, cluster: ManagedCluster, rows: list[dict[str, Any]]) -> None:
     try:
         editing.save_taints(cluster, rows, actor=request.user, request=request)
     except HubError as exc:
@@ -442,7 +461,7 @@ def _save_taints(request: HttpRequest, cluster: ManagedCluster, rows: list[dict]
         raise _hub_failure(exc, f"Cluster {cluster.name}") from exc
 
 
-def _taints_saved(request: HttpRequest, cluster: ManagedCluster) -> HttpResponse:
+def _taints_saved(request: SignedInRequest, cluster: ManagedCluster) -> HttpResponse:
     if not listing.is_htmx(request):
         return redirect(reverse("inventory:cluster-detail", args=[cluster.pk]) + "#taints-section")
     message = f"Saved to hub {cluster.hub.name} (resourceVersion {cluster.resource_version})."
@@ -451,7 +470,7 @@ def _taints_saved(request: HttpRequest, cluster: ManagedCluster) -> HttpResponse
 
 @login_required
 @require_POST
-def cluster_taints(request: HttpRequest, pk: int) -> HttpResponse:
+def cluster_taints(request: SignedInRequest, pk: int) -> HttpResponse:
     """The taint editor's buttons: `add` a row, `preview` what the placements would do, `save` to the hub."""
     visible = roles.restrict(ManagedCluster.objects.select_related("hub"), request.user)
     cluster = get_object_or_404(visible, pk=pk)  # a hidden cluster is a 404, as on its page
@@ -475,8 +494,8 @@ BIND_DENIED = (
 
 
 def _binding_context(
-    request: HttpRequest, cluster_set: ManagedClusterSet, form: BindingForm | None = None, **extra: object
-) -> dict:
+    request: SignedInRequest, cluster_set: ManagedClusterSet, form: BindingForm | None = None, **extra: object
+) -> dict[str, Any]:
     bindings = ManagedClusterSetBinding.objects.filter(
         hub_id=cluster_set.hub_id, cluster_set=cluster_set.name
     )
@@ -491,7 +510,11 @@ def _binding_context(
 
 
 def _binding_response(
-    request: HttpRequest, cluster_set: ManagedClusterSet, status: int = 200, **context: object
+    request: SignedInRequest,
+    cluster_set: ManagedClusterSet,
+    status: int = 200,
+    form: BindingForm | None = None,
+    **context: object,
 ) -> HttpResponse:
     crumbs = (
         ("Cluster sets", reverse("inventory:clusterset-list")),
@@ -499,12 +522,12 @@ def _binding_response(
         (cluster_set.name, reverse("inventory:clusterset-detail", args=[cluster_set.pk])),
     )
     page = EditorPage(f"Bindings · {cluster_set.name}", cluster_set.name, "ManagedClusterSet", crumbs)
-    context = _binding_context(request, cluster_set, **context)
-    return respond(request, "inventory/_binding_section.html", context, status, page)
+    section = _binding_context(request, cluster_set, form, **context)
+    return respond(request, "inventory/_binding_section.html", section, status, page)
 
 
 def _binding_edit(
-    request: HttpRequest, cluster_set: ManagedClusterSet, edit: Callable[[], object], done: str
+    request: SignedInRequest, cluster_set: ManagedClusterSet, edit: Callable[[], object], done: str
 ) -> HttpResponse:
     """Run a bind or unbind and answer the bindings section (a redirect to the set without htmx)."""
     form = BindingForm(request.POST)
@@ -526,7 +549,7 @@ def _binding_edit(
 
 @login_required
 @require_POST
-def clusterset_bind(request: HttpRequest, pk: int) -> HttpResponse:
+def clusterset_bind(request: SignedInRequest, pk: int) -> HttpResponse:
     """Bind the set to a namespace: a ManagedClusterSetBinding created on the hub."""
     cluster_set = _visible_set(request, pk)
     namespace = request.POST.get("namespace", "").strip()
@@ -540,7 +563,7 @@ def clusterset_bind(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def clusterset_unbind(request: HttpRequest, pk: int, binding_pk: int) -> HttpResponse:
+def clusterset_unbind(request: SignedInRequest, pk: int, binding_pk: int) -> HttpResponse:
     """Unbind the set from a namespace: its ManagedClusterSetBinding deleted on the hub."""
     cluster_set = _visible_set(request, pk)
     binding = get_object_or_404(

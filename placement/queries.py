@@ -6,13 +6,15 @@ Like `inventory.queries`, every function answers for a whole page with a fixed n
 """
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import NotSupportedError, connection
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
+from django_stubs_ext import WithAnnotations
 
 from inventory import queries as inventory_queries
 from inventory.models import Hub, ManagedCluster
@@ -52,7 +54,18 @@ def filter_satisfied(placements: QuerySet[Placement], satisfied: bool) -> QueryS
     return placements.alias(is_satisfied=_satisfied_sql()).filter(is_satisfied=satisfied)
 
 
-def for_list(placements: QuerySet[Placement]) -> QuerySet[Placement]:
+class ListAnnotations(TypedDict):
+    """What `for_list` adds to each placement."""
+
+    last_change: datetime | None
+    binding_count: int
+
+
+if TYPE_CHECKING:  # WithAnnotations takes a TypedDict only in annotations, not at run time
+    PlacementForList = WithAnnotations[Placement, ListAnnotations]
+
+
+def for_list(placements: QuerySet[Placement]) -> QuerySet["PlacementForList"]:
     """Placements with their hub, last decision change and live Fleet binding count, in one query."""
     last_change = DecisionChange.objects.filter(placement=OuterRef("pk")).order_by("-at").values("at")[:1]
     live = (
@@ -93,7 +106,7 @@ def requested(placement: Placement) -> str:
     return "all" if number is None else str(number)
 
 
-def selected_count(placement: Placement) -> int:
+def selected_count(placement: "PlacementForList") -> int:
     """Selected clusters: OCM's status.numberOfSelectedClusters, Fleet's live bindings (from `for_list`)."""
     if placement.kind == FLEET_CRP:
         return placement.binding_count
@@ -159,12 +172,12 @@ def _live_bindings(hub_ids: Iterable[int], names: Iterable[str]) -> QuerySet[Clu
         ClusterResourceBinding.objects.filter(hub_id__in=hub_ids, placement__isnull=False)
         .filter(spec__targetCluster__in=list(names))
         .filter(Q(spec__state__isnull=True) | ~Q(spec__state=STATE_UNSCHEDULED))
-        .annotate(target=KeyTextTransform("targetCluster", "spec"))
     )
 
 
 def _binding_counts(hub_ids: Sequence[int], names: Sequence[str]) -> dict[tuple[int, str], int]:
-    rows = _live_bindings(hub_ids, names).values("hub_id", "target").annotate(count=Count("pk"))
+    live = _live_bindings(hub_ids, names).annotate(target=KeyTextTransform("targetCluster", "spec"))
+    rows = live.values("hub_id", "target").annotate(count=Count("pk"))
     return {(row["hub_id"], row["target"]): row["count"] for row in rows}
 
 

@@ -10,7 +10,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
@@ -22,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core import listing
 from core.editors import EditorPage, ListEditor, edit_rows, respond
+from core.requests import SignedInRequest
 from inventory import audit
 from inventory import tables as inventory_tables
 from placement import (
@@ -63,12 +63,6 @@ SCORE_COLUMNS = (
     listing.Column("Total", "total"),
 )
 TIMELINE_LENGTH = 50
-
-
-class SignedInRequest(HttpRequest):
-    """The request of a `login_required` view: its user is signed in, never anonymous."""
-
-    user: User
 
 
 @login_required

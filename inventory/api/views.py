@@ -2,7 +2,7 @@
 for staff, and the local docs UI."""
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.core.exceptions import ValidationError
 from django.db.models import Model, QuerySet
@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core import listing
+from core.requests import signed_in
 from inventory import editing, filtersets, queries, roles
 from inventory.api import serializers as api
 from inventory.hubclient import HubError
@@ -120,7 +121,12 @@ class HubViewSet(InventoryViewSet[Hub]):
         return queries.with_hub_counts(super().get_queryset(), self.request.user)
 
     def page_extras(self, rows: list[Hub]) -> dict[str, Any]:
-        return {"latest_runs": queries.latest_runs(rows), "operator": roles.is_superuser(self.request.user)}
+        # the page's rows come from get_queryset, so they carry with_hub_counts' annotations
+        counted = cast("list[queries.HubWithCounts]", rows)
+        return {
+            "latest_runs": queries.latest_runs(counted),
+            "operator": roles.is_superuser(self.request.user),
+        }
 
     @extend_schema(
         request=None,
@@ -170,7 +176,7 @@ class ClusterViewSet(RoleRestrictedViewSet[ManagedCluster]):
         cluster = self.get_object()
         _edit(
             lambda: editing.save_taints(
-                cluster, _taints(request), actor=roles.signed_in(request.user), request=request
+                cluster, _taints(request), actor=signed_in(request.user), request=request
             )
         )
         return Response(self.get_serializer(self.get_queryset().get(pk=cluster.pk)).data)
@@ -185,7 +191,7 @@ class ClusterViewSet(RoleRestrictedViewSet[ManagedCluster]):
         """Which placements would keep, drop or gain the cluster with these taints; nothing is saved."""
         cluster = self.get_object()
         impacts = _edit(
-            lambda: editing.preview_taints(cluster, _taints(request), actor=roles.signed_in(request.user))
+            lambda: editing.preview_taints(cluster, _taints(request), actor=signed_in(request.user))
         )
         return Response(api.TaintImpactSerializer(impacts, many=True).data)
 
@@ -222,7 +228,7 @@ class ClusterSetBindingViewSet(RoleRestrictedViewSet[ManagedClusterSetBinding]):
         bind.is_valid(raise_exception=True)
         cluster_set, namespace = bind.validated_data["cluster_set"], bind.validated_data["namespace"]
         binding = _edit(
-            lambda: editing.bind(cluster_set, namespace, actor=roles.signed_in(request.user), request=request)
+            lambda: editing.bind(cluster_set, namespace, actor=signed_in(request.user), request=request)
         )
         return Response(self.get_serializer(binding).data, status=status.HTTP_201_CREATED)
 
@@ -230,7 +236,7 @@ class ClusterSetBindingViewSet(RoleRestrictedViewSet[ManagedClusterSetBinding]):
     def destroy(self, request: Request, pk: str | None = None) -> Response:
         """Unbind: the ManagedClusterSetBinding is deleted on the hub, then here."""
         binding = self.get_object()
-        _edit(lambda: editing.unbind(binding, actor=roles.signed_in(request.user), request=request))
+        _edit(lambda: editing.unbind(binding, actor=signed_in(request.user), request=request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -290,9 +296,7 @@ class HeldRoleViewSet(RoleRestrictedViewSet[_Role]):
         data = serializer.validated_data
         scope, principal = self.scope(data), data.get("user") or data["group"]
         row = _edit(
-            lambda: roles.grant(
-                roles.signed_in(request.user), scope, data["role"], principal, request=request
-            )
+            lambda: roles.grant(signed_in(request.user), scope, data["role"], principal, request=request)
         )
         return Response(self.get_serializer(row).data, status=status.HTTP_201_CREATED)
 
@@ -301,14 +305,14 @@ class HeldRoleViewSet(RoleRestrictedViewSet[_Role]):
         row = self.get_object()
         change = self.change_serializer_class(data=request.data)
         change.is_valid(raise_exception=True)
-        actor, role = roles.signed_in(request.user), change.validated_data["role"]
+        actor, role = signed_in(request.user), change.validated_data["role"]
         changed = _edit(lambda: roles.change(actor, row, role, request=request))
         return Response(self.get_serializer(changed).data)
 
     def destroy(self, request: Request, pk: str | None = None) -> Response:
         """Revoke the role (the last admin only by a superuser)."""
         row = self.get_object()
-        _edit(lambda: roles.revoke(roles.signed_in(request.user), row, request=request))
+        _edit(lambda: roles.revoke(signed_in(request.user), row, request=request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -1,6 +1,6 @@
 """API representations of placements, their decisions, bindings and history."""
 
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -84,7 +84,8 @@ class PlacementSerializer(HubScopedSerializer[Placement]):
         return queries.requested(placement)
 
     def get_selected_count(self, placement: Placement) -> int:
-        return queries.selected_count(placement)
+        # the API reads its placements through queries.for_list, which counts the live bindings
+        return queries.selected_count(cast("queries.PlacementForList", placement))
 
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_condition(self, placement: Placement) -> dict[str, Any] | None:

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 import yaml
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import HttpResponse
@@ -25,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer, ModelSerializer
 from rest_framework.views import APIView
 
+from core.requests import signed_in
 from inventory import roles
 from inventory.api.views import InventoryPagination
 from inventory.models import Hub
@@ -47,13 +47,6 @@ NON_FIELD = "non_field_errors"
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def _signed_in(request: Request) -> AbstractBaseUser:
-    """The user a write acts for: every view here requires IsAuthenticated, so never the anonymous one."""
-    user = request.user
-    assert isinstance(user, AbstractBaseUser)
-    return user
 
 
 def manifest_error(exc: ManifestError) -> exceptions.ValidationError:
@@ -90,7 +83,7 @@ class PlacementPermission(BasePermission):
             )
         _through_service(
             access.authorise,
-            _signed_in(request),
+            signed_in(request.user),
             lambda user: access.can_change(user, placement),
             access.CHANGE_DENIED,
             action=self.WRITES[view.action],
@@ -125,7 +118,7 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
             namespace=data.get("namespace", ""),
             name=data["name"],
             spec=data["spec"],
-            actor=_signed_in(self.request),
+            actor=signed_in(self.request.user),
             request=self.request,
         )
         logger.info(
@@ -141,14 +134,14 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
         placement = serializer.instance
         assert placement is not None  # `update` made the serializer on the placement it changes
         spec = serializer.validated_data.get("spec", placement.spec)
-        actor = _signed_in(self.request)
+        actor = signed_in(self.request.user)
         _through_service(service.apply_spec, placement, spec, actor=actor, request=self.request)
         logger.info("placement %s spec applied by %s", placement, self.request.user.get_username())
         serializer.instance = self.get_queryset().get(pk=placement.pk)
 
     def perform_destroy(self, placement: Placement) -> None:
         _through_service(
-            service.delete_placement, placement, actor=_signed_in(self.request), request=self.request
+            service.delete_placement, placement, actor=signed_in(self.request.user), request=self.request
         )
 
     @extend_schema(
@@ -251,7 +244,7 @@ class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet[ApprovalRequest]):
         dashboard-owned run, in the database; audited either way."""
         row: ApprovalRequest = self.get_object()
         try:
-            result = approvals.approve(row, _signed_in(request), http_request=request)
+            result = approvals.approve(row, signed_in(request.user), http_request=request)
         except PermissionDenied as exc:
             raise exceptions.PermissionDenied(str(exc)) from exc
         except approvals.ApprovalFailed as exc:
@@ -291,7 +284,7 @@ class StagedUpdateStrategyViewSet(
     def perform_create(self, serializer: BaseSerializer[StagedUpdateStrategy]) -> None:
         data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
         serializer.instance = _through_service(
-            rollouts.create_strategy, **data, actor=_signed_in(self.request), request=self.request
+            rollouts.create_strategy, **data, actor=signed_in(self.request.user), request=self.request
         )
 
 
@@ -318,7 +311,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
     def perform_create(self, serializer: BaseSerializer[StagedUpdateRun]) -> None:
         data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
         run = _through_service(
-            rollouts.create_run, **data, actor=_signed_in(self.request), request=self.request
+            rollouts.create_run, **data, actor=signed_in(self.request.user), request=self.request
         )
         serializer.instance = self.get_queryset().get(pk=run.pk)
 
@@ -330,7 +323,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
         body = api.RunStateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         state = body.validated_data["state"]
-        _through_service(rollouts.set_run_state, run, state, _signed_in(request), request=request)
+        _through_service(rollouts.set_run_state, run, state, signed_in(request.user), request=request)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
     @extend_schema(request=None, responses={200: api.StagedUpdateRunDetailSerializer})
@@ -338,7 +331,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
     def resume(self, request: Request, pk: str | None = None) -> Response:
         """Step a stuck dashboard-owned run now (its failed attempts forgotten); audited."""
         run = self.get_object()
-        _through_service(rollouts.resume_run, run, _signed_in(request), request=request)
+        _through_service(rollouts.resume_run, run, signed_in(request.user), request=request)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
 
@@ -363,6 +356,8 @@ class PlacementRolloutView(APIView):
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         placement = _visible_placement(request, pk)
-        _through_service(rolling.roll_out_new_snapshot, placement, actor=_signed_in(request), request=request)
+        _through_service(
+            rolling.roll_out_new_snapshot, placement, actor=signed_in(request.user), request=request
+        )
         placement.refresh_from_db()
         return Response(rolling.describe(placement))

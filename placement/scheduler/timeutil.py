@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 # Go's zero time.Time (0001-01-01T00:00:00Z): a taint with it has always been there.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
@@ -43,6 +44,10 @@ def parse_time(value: str | datetime | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+@overload
+def format_time(value: datetime) -> str: ...
+@overload
+def format_time(value: datetime | None) -> str | None: ...
 def format_time(value: datetime | None) -> str | None:
     """RFC 3339 in UTC with a `Z`, as Kubernetes writes `metav1.Time` (second precision)."""
     if value is None:

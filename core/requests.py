@@ -1,0 +1,20 @@
+"""The request of a view that acts for a signed-in user, and the user a write acts for."""
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+
+
+class SignedInRequest(HttpRequest):
+    """The request of a `login_required` view: its user is signed in, never anonymous."""
+
+    user: User
+
+
+def signed_in(user: AbstractBaseUser | AnonymousUser) -> AbstractBaseUser:
+    """The user of a request that authentication let through (the admin, a login_required page, the API
+    with IsAuthenticated), as the writers take their actor; an anonymous one is refused."""
+    if isinstance(user, AnonymousUser):
+        raise PermissionDenied
+    return user
