@@ -166,7 +166,7 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-	DEBUG=1 $(MANAGE) makemigrations --check --dry-run
+	DEBUG=1 DATABASE_URL=sqlite:///:memory: $(MANAGE) makemigrations --check --dry-run
 	DEBUG=1 $(BIN)/mypy
 
 # Starts (or reuses) the project's own PostgreSQL and Redis; `make test` and `make up` then use them.
