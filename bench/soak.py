@@ -112,6 +112,8 @@ STRATEGY_SPEC: dict[str, Any] = {
     ]
 }
 UNVIEWED = "soak-unviewed"
+# The namespace of the OCM Placement the clients preview and apply weight changes to.
+WHATIF_NAMESPACE = "apps-prod"
 PASSWORD = "soak-password"
 TAINT_KEY = "soak.fleetui.io/client-{}"
 # A request may wait this long for its answer; a page slower than that counts as not answered.
@@ -333,7 +335,7 @@ def healthy_members(environment: str) -> list[str]:
 def create_users(clients: int) -> list[str]:
     from django.contrib.auth import get_user_model
 
-    from inventory.models import ClusterSetRole, ManagedClusterSet
+    from inventory.models import ClusterSetRole, Hub, ManagedClusterSet, NamespaceRole
 
     users = get_user_model().objects
     users.create_superuser("soak-admin", "soak-admin@example.com", PASSWORD)
@@ -344,6 +346,10 @@ def create_users(clients: int) -> list[str]:
         user = users.create_user(f"soak-ops-{index}", password=PASSWORD, is_staff=True)
         for cluster_set in sets:
             ClusterSetRole.objects.create(cluster_set=cluster_set, user=user, role=ClusterSetRole.Role.ADMIN)
+        # an OCM Placement is changed (what-if Apply) with the edit role in its namespace, not a set role
+        NamespaceRole.objects.create(
+            hub=Hub.objects.get(name=HUB), namespace=WHATIF_NAMESPACE, user=user, role=NamespaceRole.Role.EDIT
+        )
         names.append(user.username)
     viewer = users.create_user("soak-viewer", password=PASSWORD)
     ClusterSetRole.objects.create(
@@ -448,7 +454,7 @@ def create_whatif_placement() -> int:
     placement = service.create_placement(
         kind=Placement.Kind.PLACEMENT,
         hub=Hub.objects.get(name=HUB),
-        namespace="apps-prod",
+        namespace=WHATIF_NAMESPACE,
         name="soak-whatif",
         spec=spec,
         actor="bench/soak.py",
