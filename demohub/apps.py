@@ -1,3 +1,5 @@
+"""Django app config of the demo hub, installed only so `manage.py demo_hub` is found."""
+
 from django.apps import AppConfig
 
 

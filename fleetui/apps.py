@@ -1,3 +1,5 @@
+"""Django app config of the site; registers the project's system checks when Django is ready."""
+
 from django.apps import AppConfig
 
 

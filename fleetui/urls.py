@@ -1,3 +1,5 @@
+"""Root URLs: home, health, login, admin, the API schema and docs, and the apps' pages and APIs."""
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path

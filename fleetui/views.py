@@ -1,3 +1,5 @@
+"""Site-wide pages: the home page, the health check, and the login lockout page."""
+
 from typing import Any
 
 from axes.helpers import get_client_username, get_cool_off

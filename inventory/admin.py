@@ -1,3 +1,5 @@
+"""Django admin of the inventory models; hub and namespace-role changes made here are audited."""
+
 from django.contrib import admin
 from django.db import transaction
 from django.db.models import QuerySet

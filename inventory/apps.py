@@ -1,3 +1,5 @@
+"""Django app config of the hub inventory."""
+
 from django.apps import AppConfig
 
 

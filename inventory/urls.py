@@ -1,3 +1,5 @@
+"""Inventory pages: hubs, clusters, cluster sets and their access, rejected objects, the audit log."""
+
 from django.urls import path
 
 from inventory import views

@@ -1,0 +1,1 @@
+"""Placements: stored decisions, rescheduling, what-if, publishing, rollouts and their pages and API."""

@@ -1,3 +1,5 @@
+"""Django app config of placements; connects them to the inventory's hooks and signals when ready."""
+
 from django.apps import AppConfig
 
 

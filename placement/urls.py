@@ -1,3 +1,5 @@
+"""Placement pages: placements, their rollout and tolerations, runs, strategies, approvals."""
+
 from django.urls import path
 
 from placement import views

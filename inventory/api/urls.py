@@ -1,3 +1,5 @@
+"""REST API routes of the inventory: hubs, clusters, sets, bindings, scores, syncs, roles, audit."""
+
 from rest_framework.routers import SimpleRouter
 
 from inventory.api import views

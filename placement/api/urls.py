@@ -1,3 +1,5 @@
+"""REST API routes of placements, approvals, staged update runs, strategies and Argo CD config."""
+
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 

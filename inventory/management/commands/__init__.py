@@ -1,0 +1,1 @@
+"""Inventory commands: `hubs` (register and edit), `sync_hubs` and `watch_hubs`."""
