@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.http import HttpRequest
@@ -79,10 +79,6 @@ FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
 # The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
 CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
 SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
-
-
-class ReadOnlyPlacement(PermissionDenied):
-    """A hub-owned placement: its hub's controller decides; change it on the hub."""
 
 
 def _ignore(message: str) -> None:
@@ -751,16 +747,7 @@ def apply_spec(
 ) -> Placement:
     """Validate, save and reschedule a dashboard-owned placement's new spec; recorded in its history and,
     as `audit_as` (None: the caller audits its own narrower change), in the audit log."""
-    access.authorise(
-        actor,
-        lambda user: access.can_change(user, placement),
-        access.CHANGE_DENIED,
-        action=audit_as or SPEC_ACTION,
-        target=placement,
-        request=request,
-    )
-    if placement.read_only:
-        raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
+    access.authorise_change(actor, placement, audit_as or SPEC_ACTION, request=request)
     validate_spec(placement, spec)
     before, version = copy.deepcopy(placement.spec), placement.updated
     placement.spec = dict(spec)
@@ -825,16 +812,7 @@ def create_placement(
 
 def delete_placement(placement: Placement, *, actor: Actor, request: HttpRequest | None = None) -> None:
     """Delete a dashboard-owned placement with its own decisions and bindings (audited)."""
-    access.authorise(
-        actor,
-        lambda user: access.can_change(user, placement),
-        access.CHANGE_DENIED,
-        action=DELETE_ACTION,
-        target=placement,
-        request=request,
-    )
-    if placement.read_only:
-        raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
+    access.authorise_change(actor, placement, DELETE_ACTION, request=request)
     before = {key: getattr(placement, key) for key in ("kind", "namespace", "name", "spec")}
     with transaction.atomic():
         _audit(actor, DELETE_ACTION, placement, request, before=before)
