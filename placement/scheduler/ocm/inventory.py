@@ -202,7 +202,7 @@ class OcmInventory:
         self.add_on_scores: dict[tuple[str, str], AddOnPlacementScore] = {
             (s.namespace, s.name): s for s in add_on_scores
         }
-        self._initial_decisions: tuple[PlacementDecision, ...] | None = tuple(decisions)
+        self._initial_decisions: tuple[PlacementDecision, ...] = tuple(decisions)
         self._decision_index: DecisionIndex | None = None
         # guards `_decision_index`: built on first use, then swapped whole by each replacement
         self._decisions_lock = Lock()
@@ -303,9 +303,7 @@ class OcmInventory:
     def _built_index(self) -> DecisionIndex:
         """The index, building it from the constructor's decisions if none is yet (lock held)."""
         if self._decision_index is None:
-            assert self._initial_decisions is not None
             self._decision_index = DecisionIndex.build(self._initial_decisions, self.position)
-            self._initial_decisions = None
         return self._decision_index
 
     @property
