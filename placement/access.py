@@ -10,12 +10,13 @@ The cluster-set and namespace roles of `inventory.roles` decide, as the hub's RB
 Superusers may do everything. Commands (actors given as strings) act for whoever holds the shell.
 
 Each `can_*` is one query (none for superusers); `authorise` raises PermissionDenied with a sentence a
-page or the API shows as it is. The rules that narrow these models' rows (`visible`) are registered
-with `inventory.roles` by `register_rules` when the app is ready.
+page or the API shows as it is; `authorise_change` is the one prologue of every change to a placement,
+shared by the service, the editors, the pages and the API. The rules that narrow these models' rows
+(`visible`) are registered with `inventory.roles` by `register_rules` when the app is ready.
 """
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -53,6 +54,10 @@ ADMIN_NEEDED = (
     "Adding placements needs the edit role in a namespace or the admin role on a cluster set; "
     "runs and strategies the admin role on a cluster set."
 )
+
+
+class ReadOnlyPlacement(PermissionDenied):
+    """A hub-owned placement: its hub's controller decides; change it on the hub."""
 
 
 def _placement_rule(held: roles.Held) -> Q:
@@ -130,9 +135,46 @@ def authorise(
     action: str,
     target: models.Model,
     request: HttpRequest | None = None,
+    **audited: Any,
 ) -> None:
-    """PermissionDenied(reason), audited as a denied `action` on `target`, for a user `check` refuses;
-    commands (string actors) and system triggers (None) pass."""
+    """PermissionDenied(reason), audited as a denied `action` on `target` (with the `audited` fields), for
+    a user `check` refuses; commands (string actors) and system triggers (None) pass."""
     if isinstance(actor, AbstractBaseUser) and not check(actor):
-        audit.record_refusal(actor, action, target, request=request)
+        _record_refusal(actor, action, target, request, audited)
         raise PermissionDenied(reason)
+
+
+def authorise_change(
+    actor: Actor,
+    placement: Placement,
+    action: str,
+    *,
+    request: HttpRequest | None = None,
+    verb: str = "change it",
+    **audited: Any,
+) -> None:
+    """Refuse `action` on `placement` (audited, with the `audited` fields) to a user who may not change it
+    (PermissionDenied), then to everyone when the placement is hub-owned (ReadOnlyPlacement: the hub's
+    controller decides; `verb` says what to do on the hub instead)."""
+    authorise(
+        actor,
+        lambda user: can_change(user, placement),
+        CHANGE_DENIED,
+        action=action,
+        target=placement,
+        request=request,
+        **audited,
+    )
+    if placement.read_only:
+        _record_refusal(actor, action, placement, request, audited)
+        hub = placement.hub.name
+        raise ReadOnlyPlacement(f"{placement} is a read-only mirror of hub {hub}; {verb} there")
+
+
+def _record_refusal(
+    actor: Actor, action: str, target: models.Model, request: HttpRequest | None, audited: dict[str, Any]
+) -> None:
+    # a page opened with GET (a form) is no attempt at a change, nor is a system trigger's (None) run:
+    # their refusals are not audited
+    if actor is not None and (request is None or request.method not in ("GET", "HEAD")):
+        audit.record_refusal(actor, action, target, request=request, **audited)

@@ -435,17 +435,7 @@ def roll_out_new_snapshot(
 ) -> int:
     """Bump a dashboard-owned CRP's resource snapshot index (audited); rolling CRPs then roll every
     bound cluster to it, staged ones use it for their next run. Answers the new index."""
-    access.authorise(
-        actor,
-        lambda user: access.can_change(user, placement),
-        access.CHANGE_DENIED,
-        action=SNAPSHOT_ACTION,
-        target=placement,
-        request=request,
-    )
-    if placement.read_only:
-        audit.record_refusal(actor, SNAPSHOT_ACTION, placement, request=request)
-        raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; roll it out there")
+    access.authorise_change(actor, placement, SNAPSHOT_ACTION, request=request, verb="roll it out")
     if placement.is_ocm:
         raise ValidationError("only Fleet ClusterResourcePlacements have resource snapshots")
     now = timezone.now() if now is None else now

@@ -17,14 +17,13 @@ import hashlib
 import json
 import logging
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.http import HttpRequest
@@ -82,10 +81,6 @@ CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
 SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
 
 
-class ReadOnlyPlacement(PermissionDenied):
-    """A hub-owned placement: its hub's controller decides; change it on the hub."""
-
-
 def _ignore(message: str) -> None:
     """Parser notes on legacy forms: the stored spec was accepted once already."""
 
@@ -93,62 +88,12 @@ def _ignore(message: str) -> None:
 # --- the per-hub inventory snapshot ------------------------------------------------------------------
 
 
-class LiveOcmInventory(OcmInventory):
-    """An OcmInventory whose PlacementDecisions are replaced per placement, as an informer cache is."""
-
-    def replace_decisions(
-        self, namespace: str, name: str, decisions: Sequence[ocm.PlacementDecision]
-    ) -> None:
-        """Make `decisions` the placement's own; Balance counts are adjusted, not recounted."""
-        old = self.own_decisions(namespace, name)
-        if [(d.name, d.cluster_names) for d in old] == [(d.name, d.cluster_names) for d in decisions]:
-            return
-        # the decision caches are the parent's cached properties; adjusting them keeps 10k columns intact
-        counts, outside = self._decision_counts
-        counts, outside = counts.copy(), Counter(outside)
-        for sign, group in ((-1, old), (1, decisions)):
-            for decision in group:
-                for cluster_name in decision.cluster_names:
-                    position = self.position.get(cluster_name)
-                    if position is None:
-                        outside[cluster_name] += sign
-                    else:
-                        counts[position] += sign
-        counts.flags.writeable = False
-        by_placement = dict(self._decisions_by_placement)
-        by_placement[(namespace, name)] = list(decisions)
-        own = {id(d) for d in old}
-        self.decisions = (*(d for d in self.decisions if id(d) not in own), *decisions)
-        self.__dict__["_decision_counts"] = (counts, +outside)
-        self.__dict__["_decisions_by_placement"] = by_placement
-
-    def refresh_decisions(self, decisions: Iterable[ocm.PlacementDecision]) -> int:
-        """Make `decisions` (all of the hub's, as `_hub_decisions` reads them) every placement's own,
-        replacing only the placements whose decisions differ; answers how many did."""
-        current: dict[tuple[str, str], list[ocm.PlacementDecision]] = {}
-        for decision in decisions:
-            placement_name = decision.labels.get(PLACEMENT_LABEL)
-            if placement_name is not None:
-                current.setdefault((decision.namespace, placement_name), []).append(decision)
-        refreshed = 0
-        for namespace, name in {*self._decisions_by_placement, *current}:
-            fresh = current.get((namespace, name), [])
-            if _decision_names(self.own_decisions(namespace, name)) != _decision_names(fresh):
-                self.replace_decisions(namespace, name, fresh)
-                refreshed += 1
-        return refreshed
-
-
-def _decision_names(decisions: Iterable[ocm.PlacementDecision]) -> list[tuple[str, tuple[str, ...]]]:
-    return sorted((d.name, tuple(d.cluster_names)) for d in decisions)
-
-
 @dataclass
 class HubSnapshot:
     """A hub's scheduling inputs as the scheduler reads them, shared by every placement of the hub."""
 
     key: tuple[Any, ...]
-    ocm: LiveOcmInventory
+    ocm: OcmInventory
     fleet: FleetInventory
     # Fleet ClusterResourceBindings by CRP name
     bindings: dict[str, list[FleetBinding]] = field(default_factory=dict)
@@ -251,7 +196,7 @@ def _fresh_until(members: Iterable[fleet.MemberCluster], now: datetime) -> datet
 def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapshot:
     clusters = ManagedCluster.objects.filter(hub=hub)
     scores = list(AddOnPlacementScore.objects.filter(hub=hub))
-    inventory = LiveOcmInventory(
+    inventory = OcmInventory(
         _converted(
             clusters.filter(kind=ManagedCluster.Kind.MANAGED_CLUSTER), scheduler_inputs.managed_cluster
         ),
@@ -802,16 +747,7 @@ def apply_spec(
 ) -> Placement:
     """Validate, save and reschedule a dashboard-owned placement's new spec; recorded in its history and,
     as `audit_as` (None: the caller audits its own narrower change), in the audit log."""
-    access.authorise(
-        actor,
-        lambda user: access.can_change(user, placement),
-        access.CHANGE_DENIED,
-        action=audit_as or SPEC_ACTION,
-        target=placement,
-        request=request,
-    )
-    if placement.read_only:
-        raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
+    access.authorise_change(actor, placement, audit_as or SPEC_ACTION, request=request)
     validate_spec(placement, spec)
     before, version = copy.deepcopy(placement.spec), placement.updated
     placement.spec = dict(spec)
@@ -876,16 +812,7 @@ def create_placement(
 
 def delete_placement(placement: Placement, *, actor: Actor, request: HttpRequest | None = None) -> None:
     """Delete a dashboard-owned placement with its own decisions and bindings (audited)."""
-    access.authorise(
-        actor,
-        lambda user: access.can_change(user, placement),
-        access.CHANGE_DENIED,
-        action=DELETE_ACTION,
-        target=placement,
-        request=request,
-    )
-    if placement.read_only:
-        raise ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
+    access.authorise_change(actor, placement, DELETE_ACTION, request=request)
     before = {key: getattr(placement, key) for key in ("kind", "namespace", "name", "spec")}
     with transaction.atomic():
         _audit(actor, DELETE_ACTION, placement, request, before=before)

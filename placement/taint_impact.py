@@ -25,6 +25,7 @@ from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.report import FleetScheduleResult
 from placement.scheduler.fleet.types import PICK_ALL, PICK_FIXED
 from placement.scheduler.ocm import triggers
+from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.taints import cluster_tolerated, toleration_error, untolerated_reason
 from placement.scheduler.ocm.types import Placement as OcmPlacement
 
@@ -67,7 +68,7 @@ def _edited_snapshot(
     ocm = snapshot.ocm
     clusters = {c.name: c for c in ocm.clusters}
     clusters[cluster.name] = scheduler_inputs.managed_cluster(edited)
-    inventory = service.LiveOcmInventory(
+    inventory = OcmInventory(
         clusters.values(), ocm.cluster_sets.values(), ocm.bindings, ocm.add_on_scores.values(), ocm.decisions
     )
     return dataclasses.replace(snapshot, ocm=inventory)

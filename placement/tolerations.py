@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from inventory import audit
@@ -127,15 +127,11 @@ def save(
 ) -> Placement:
     """Apply the tolerations (rescheduled, recorded in the placement's history) and audit the change.
 
-    Raises PermissionDenied (audited; `service.ReadOnlyPlacement` for hub-owned placements) or
+    Raises PermissionDenied (audited; `access.ReadOnlyPlacement` for hub-owned placements) or
     ValidationError({path: reason}).
     """
     before = current(placement)
-    if not can_edit(actor, placement):
-        audit.record_refusal(actor, ACTION, placement, request=request, before=before)
-        if placement.read_only:
-            raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; change it there")
-        raise PermissionDenied(access.CHANGE_DENIED)
+    access.authorise_change(actor, placement, ACTION, request=request, before=before)
     tolerations = _validated(placement, tolerations)
     # audited here, as the tolerations before and after, not as the whole spec
     spec = spec_with(placement, tolerations)

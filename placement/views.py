@@ -230,13 +230,10 @@ def placement_create(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def placement_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     placement = _visible_placement(request, pk)
-    if placement.read_only:
-        hub = placement.hub.name
-        return _forbidden(request, f"{placement} is a read-only mirror of hub {hub}; change it on the hub.")
-    if not access.can_change(request.user, placement):
-        if request.method == "POST":  # an attempted change is audited; opening the form is not
-            audit.record_refusal(request.user, service.SPEC_ACTION, placement, request=request)
-        return _forbidden(request, access.CHANGE_DENIED)
+    try:
+        access.authorise_change(request.user, placement, service.SPEC_ACTION, request=request)
+    except PermissionDenied as exc:
+        return _forbidden(request, str(exc))
     if request.method == "GET":
         form = SpecForm(initial={"spec": as_yaml(placement.spec)})
     else:

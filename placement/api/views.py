@@ -77,19 +77,8 @@ class PlacementPermission(BasePermission):
     def has_object_permission(self, request: Request, view: Any, placement: Placement) -> bool:
         if view.action not in self.WRITES:
             return True
-        if placement.read_only:
-            raise exceptions.PermissionDenied(
-                f"{placement} is a read-only mirror of hub {placement.hub.name}; change it on the hub"
-            )
-        _through_service(
-            access.authorise,
-            signed_in(request.user),
-            lambda user: access.can_change(user, placement),
-            access.CHANGE_DENIED,
-            action=self.WRITES[view.action],
-            target=placement,
-            request=request,
-        )
+        action = self.WRITES[view.action]
+        _through_service(access.authorise_change, signed_in(request.user), placement, action, request=request)
         return True
 
 

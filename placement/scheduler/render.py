@@ -69,16 +69,16 @@ def _painter(color: bool) -> Paint:
 def _describe(report: Report, paint: Paint) -> str:
     is_ocm = report["kind"] == PLACEMENT_KIND
     lines = _header_lines(report)
-    lines += _section("Conditions", _conditions_table(report))
+    lines += section("Conditions", conditions_table(report))
     if is_ocm:
-        lines += _section("Decision Groups", _decision_groups_table(report))
-        lines += _section("Decisions", _placement_decisions_table(report))
+        lines += section("Decision Groups", decision_groups_table(report))
+        lines += section("Decisions", placement_decisions_table(report))
     else:
-        lines += _section("Bindings", _bindings_table(report))
-        lines += _section("Decisions", _cluster_decisions_table(report))
-    lines += _section("Events", _events_table(report))
+        lines += section("Bindings", bindings_table(report))
+        lines += section("Decisions", _cluster_decisions_table(report))
+    lines += section("Events", _events_table(report))
     if report.get("notes"):
-        lines += _section("Notes", [f"  {note}" for note in report["notes"]])
+        lines += section("Notes", [f"  {note}" for note in report["notes"]])
     header = [paint(_BOLD, line) if not line.startswith(" ") else line for line in lines]
     matrix = _ocm_score_matrix(report, paint) if is_ocm else _fleet_score_matrix(report, paint)
     return "\n".join([*header, paint(_BOLD, "Scores:"), *matrix])
@@ -110,19 +110,19 @@ def _header_lines(report: Report) -> list[str]:
     return [f"{label + ':':<{width}}{value}".rstrip() for label, value in fields]
 
 
-def _section(title: str, body: list[str]) -> list[str]:
+def section(title: str, body: list[str]) -> list[str]:
     return [f"{title}:", *(body or ["  <none>"])]
 
 
-def _conditions_table(report: Report) -> list[str]:
+def conditions_table(report: Report) -> list[str]:
     rows = [
         [c.get("type", ""), c.get("status", ""), c.get("reason", ""), c.get("message", "")]
         for c in report.get("conditions") or []
     ]
-    return _aligned(["Type", "Status", "Reason", "Message"], rows, underline=True) if rows else []
+    return aligned(["Type", "Status", "Reason", "Message"], rows, underline=True) if rows else []
 
 
-def _decision_groups_table(report: Report) -> list[str]:
+def decision_groups_table(report: Report) -> list[str]:
     rows = [
         [
             str(g.get("decisionGroupIndex", "")),
@@ -132,21 +132,21 @@ def _decision_groups_table(report: Report) -> list[str]:
         ]
         for g in report.get("decisionGroups") or []
     ]
-    return _aligned(["Index", "Name", "Clusters", "PlacementDecisions"], rows, underline=True) if rows else []
+    return aligned(["Index", "Name", "Clusters", "PlacementDecisions"], rows, underline=True) if rows else []
 
 
-def _placement_decisions_table(report: Report) -> list[str]:
+def placement_decisions_table(report: Report) -> list[str]:
     rows = []
     for manifest in report.get("decisions") or []:
         names = [d.get("clusterName", "") for d in (manifest.get("status") or {}).get("decisions") or []]
         rows.append([manifest["metadata"]["name"], ", ".join(names) or "<none>"])
-    return _aligned(["Name", "Clusters"], rows, underline=True) if rows else []
+    return aligned(["Name", "Clusters"], rows, underline=True) if rows else []
 
 
-def _bindings_table(report: Report) -> list[str]:
+def bindings_table(report: Report) -> list[str]:
     specs = [(b["metadata"]["name"], b.get("spec") or {}) for b in report.get("bindings") or []]
     rows = [[name, spec.get("targetCluster", ""), spec.get("state", "")] for name, spec in specs]
-    return _aligned(["Name", "Cluster", "State"], rows, underline=True) if rows else []
+    return aligned(["Name", "Cluster", "State"], rows, underline=True) if rows else []
 
 
 def _cluster_decisions_table(report: Report) -> list[str]:
@@ -154,12 +154,12 @@ def _cluster_decisions_table(report: Report) -> list[str]:
         [d.get("clusterName", ""), _yes_no(d.get("selected")), d.get("reason", "")]
         for d in report.get("decisions") or []
     ]
-    return _aligned(["Cluster", "Selected", "Reason"], rows, underline=True) if rows else []
+    return aligned(["Cluster", "Selected", "Reason"], rows, underline=True) if rows else []
 
 
 def _events_table(report: Report) -> list[str]:
     rows = [[e.get(key, "") for key in ("type", "reason", "message")] for e in report.get("events") or []]
-    return _aligned(["Type", "Reason", "Message"], rows, underline=True) if rows else []
+    return aligned(["Type", "Reason", "Message"], rows, underline=True) if rows else []
 
 
 def _ocm_score_matrix(report: Report, paint: Paint) -> list[str]:
@@ -181,7 +181,7 @@ def _ocm_score_matrix(report: Report, paint: Paint) -> list[str]:
                 cluster.get("filteredBy") or "",
             ]
         )
-    return _painted_rows(_aligned(headers, rows), [None, *clusters], paint)
+    return _painted_rows(aligned(headers, rows), [None, *clusters], paint)
 
 
 def _fleet_score_matrix(report: Report, paint: Paint) -> list[str]:
@@ -198,7 +198,7 @@ def _fleet_score_matrix(report: Report, paint: Paint) -> list[str]:
         ]
         for cluster in clusters
     ]
-    return _painted_rows(_aligned(headers, rows), clusters, paint)
+    return _painted_rows(aligned(headers, rows), clusters, paint)
 
 
 def _painted_rows(lines: list[str], clusters: Sequence[Mapping[str, Any] | None], paint: Paint) -> list[str]:
@@ -214,7 +214,7 @@ def _painted_rows(lines: list[str], clusters: Sequence[Mapping[str, Any] | None]
     return painted
 
 
-def _aligned(headers: Sequence[str], rows: Sequence[Sequence[str]], *, underline: bool = False) -> list[str]:
+def aligned(headers: Sequence[str], rows: Sequence[Sequence[str]], *, underline: bool = False) -> list[str]:
     """Left-aligned columns two spaces apart, indented by two, with no trailing spaces."""
     table = [list(headers)]
     if underline:

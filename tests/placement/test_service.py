@@ -218,7 +218,7 @@ def test_an_admin_of_a_set_bound_to_the_namespace_or_a_superuser_changes_adds_an
 def test_hub_owned_placements_are_read_only_and_only_explained(manifests_hub: Hub, editor: User) -> None:
     mirror = Placement.objects.get(hub=manifests_hub, namespace="web", name="frontend")
     hub_decisions = list(PlacementDecision.objects.values_list("pk", "decisions"))
-    with pytest.raises(service.ReadOnlyPlacement):
+    with pytest.raises(access.ReadOnlyPlacement):
         service.apply_spec(mirror, mirror.spec, actor=editor)
     service.reschedule(mirror, trigger="periodic resync", now=NOW)
     mirror.refresh_from_db()

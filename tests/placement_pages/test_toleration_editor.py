@@ -123,7 +123,7 @@ def test_fleet_tolerations_live_in_the_policy_and_use_the_fleet_rules(web_copy: 
 def test_hub_owned_placements_are_read_only_and_refusals_are_audited(demo_fleet, ops) -> None:
     mirror = Placement.objects.get(name="gpu-inference")
     assert not tolerations.can_edit(ops, mirror)
-    with pytest.raises(service.ReadOnlyPlacement):
+    with pytest.raises(access.ReadOnlyPlacement):
         tolerations.save(mirror, [], actor=ops)
     mirror.refresh_from_db()
     assert tolerations.current(mirror) == [GPU, UNREACHABLE]

@@ -14,12 +14,12 @@ from django.utils import timezone
 from placement import service
 from placement.models import Placement
 from placement.scheduler.render import (
-    _aligned,
-    _bindings_table,
-    _conditions_table,
-    _decision_groups_table,
-    _placement_decisions_table,
-    _section,
+    aligned,
+    bindings_table,
+    conditions_table,
+    decision_groups_table,
+    placement_decisions_table,
+    section,
 )
 
 BAD_INPUT = 2
@@ -120,21 +120,21 @@ def describe(placement: Placement, now: datetime | None = None) -> str:
         ),
         "Status:",
     ]
-    status = [*_section("Conditions", _conditions_table(report))]
+    status = [*section("Conditions", conditions_table(report))]
     if placement.is_ocm:
         selected = (placement.status or {}).get("numberOfSelectedClusters", 0)
         status += [f"Number Of Selected Clusters:  {selected}"]
-        status += _section("Decision Groups", _decision_groups_table(report))
-        status += _section("Decisions", _placement_decisions_table(report))
+        status += section("Decision Groups", decision_groups_table(report))
+        status += section("Decisions", placement_decisions_table(report))
     else:
-        status += _section("Bindings", _bindings_table(report))
+        status += section("Bindings", bindings_table(report))
     lines += ["  " + line for line in status]
     events = [
         [e.type, e.reason, _age(e.at, now), EVENT_SOURCE[placement.kind], e.message]
         for e in reversed(list(placement.events.all()[:50]))
     ]
     if events:
-        lines += ["Events:", *_aligned(["Type", "Reason", "Age", "From", "Message"], events, underline=True)]
+        lines += ["Events:", *aligned(["Type", "Reason", "Age", "From", "Message"], events, underline=True)]
     else:
         lines.append("Events:  <none>")
     return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from placement import rolling
 from placement.management.commands.describe import BAD_INPUT, KINDS, _find
 from placement.models import Placement
-from placement.scheduler.render import _aligned
+from placement.scheduler.render import aligned
 
 ACTOR = "rollout command"
 
@@ -88,7 +88,7 @@ def render(placement: Placement, state: dict[str, Any]) -> str:
         )
         for c in state["clusters"]
     ]
-    return "\n".join([*lines, "", *_aligned(headers, rows)])
+    return "\n".join([*lines, "", *aligned(headers, rows)])
 
 
 def _render_preview(placement: Placement, preview: dict[str, Any] | None) -> str:

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from placement import rollouts, tables
 from placement.models import StagedUpdateRun
-from placement.scheduler.render import _aligned
+from placement.scheduler.render import aligned
 
 BAD_INPUT = 2
 ACTOR = "manage.py runs"
@@ -91,7 +91,7 @@ HEADERS = (
 
 def _table(rows: list[list[str]]) -> list[str]:
     # kubectl style: no indent, two spaces between columns
-    return [line[2:] for line in _aligned(HEADERS, rows)] if rows else ["No runs."]
+    return [line[2:] for line in aligned(HEADERS, rows)] if rows else ["No runs."]
 
 
 def _row(run: "rollouts.RunWithApprovals") -> list[str]:
@@ -203,4 +203,4 @@ def _stages(status: dict[str, Any]) -> list[str]:
 def _conditions(status: dict[str, Any]) -> list[str]:
     keys = ("type", "status", "reason", "message")
     rows = [[str(c.get(key, "")) for key in keys] for c in status.get("conditions") or ()]
-    return _aligned(["Type", "Status", "Reason", "Message"], rows) if rows else ["  <none>"]
+    return aligned(["Type", "Status", "Reason", "Message"], rows) if rows else ["  <none>"]

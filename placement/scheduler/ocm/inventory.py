@@ -4,6 +4,12 @@ Clusters are kept sorted by name, so a cluster's position is also its rank in Go
 (Python compares code points, which orders UTF-8 the same way). Everything a prioritizer or filter
 needs per cluster is a numpy column built lazily on first use; per-placement work then touches only
 arrays, plus Python objects for the few tainted clusters and the selected ones.
+
+PlacementDecisions are the one input that changes under a long-lived inventory: a service shares one
+inventory between worker threads and replaces a placement's decisions as it stores them, as an informer
+cache would (`replace_decisions`, `refresh_decisions`). They live in one immutable `DecisionIndex`
+swapped whole under the inventory's lock, so a reader sees the decisions, their per-cluster counts and
+their grouping by placement from the same moment, and concurrent replacements never lose one another.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
+from threading import Lock
 
 import numpy as np
 
@@ -113,6 +120,68 @@ class LabelIndex:
         return mask
 
 
+@dataclass(frozen=True, slots=True)
+class DecisionIndex:
+    """Every PlacementDecision of the hub, counted per cluster and grouped by placement; never changed
+    in place (a replacement builds a new index), so a reader holding one sees a consistent whole."""
+
+    decisions: tuple[PlacementDecision, ...]
+    # ClusterDecision entries per cluster position over ALL PlacementDecisions (read-only)
+    counts: np.ndarray
+    # entries naming clusters the inventory does not hold
+    outside: Counter[str]
+    by_placement: dict[tuple[str, str], list[PlacementDecision]]
+
+    @classmethod
+    def build(cls, decisions: tuple[PlacementDecision, ...], position: Mapping[str, int]) -> DecisionIndex:
+        counts = np.zeros(len(position), dtype=np.int64)
+        outside: Counter[str] = Counter()
+        positions: list[int] = []
+        grouped: dict[tuple[str, str], list[PlacementDecision]] = defaultdict(list)
+        for decision in decisions:
+            for name in decision.cluster_names:
+                index = position.get(name)
+                if index is None:
+                    outside[name] += 1
+                else:
+                    positions.append(index)
+            placement_name = decision.labels.get(PLACEMENT_LABEL)
+            if placement_name is not None:
+                grouped[(decision.namespace, placement_name)].append(decision)
+        np.add.at(counts, np.asarray(positions, dtype=np.int64), 1)
+        counts.flags.writeable = False
+        return cls(decisions, counts, outside, dict(grouped))
+
+    def replaced(
+        self, namespace: str, name: str, decisions: Sequence[PlacementDecision], position: Mapping[str, int]
+    ) -> DecisionIndex:
+        """This index with `decisions` as the placement's own; counts are adjusted, not recounted, so a
+        replacement costs the placement's decisions, not the hub's."""
+        old = self.by_placement.get((namespace, name), [])
+        if _decision_names(old) == _decision_names(decisions):
+            return self
+        counts, outside = self.counts.copy(), Counter(self.outside)
+        for sign, group in ((-1, old), (1, decisions)):
+            for decision in group:
+                for cluster_name in decision.cluster_names:
+                    index = position.get(cluster_name)
+                    if index is None:
+                        outside[cluster_name] += sign
+                    else:
+                        counts[index] += sign
+        counts.flags.writeable = False
+        by_placement = dict(self.by_placement)
+        by_placement[(namespace, name)] = list(decisions)
+        own = {id(d) for d in old}
+        kept = (d for d in self.decisions if id(d) not in own)
+        return DecisionIndex((*kept, *decisions), counts, +outside, by_placement)
+
+
+def _decision_names(decisions: Iterable[PlacementDecision]) -> list[tuple[str, tuple[str, ...]]]:
+    """What tells two sets of a placement's decisions apart: page names and the clusters they list."""
+    return sorted((d.name, tuple(d.cluster_names)) for d in decisions)
+
+
 class OcmInventory:
     """ManagedClusters, sets, bindings, AddOnPlacementScores and PlacementDecisions of one hub."""
 
@@ -133,7 +202,10 @@ class OcmInventory:
         self.add_on_scores: dict[tuple[str, str], AddOnPlacementScore] = {
             (s.namespace, s.name): s for s in add_on_scores
         }
-        self.decisions: tuple[PlacementDecision, ...] = tuple(decisions)
+        self._initial_decisions: tuple[PlacementDecision, ...] = tuple(decisions)
+        self._decision_index: DecisionIndex | None = None
+        # guards `_decision_index`: built on first use, then swapped whole by each replacement
+        self._decisions_lock = Lock()
         self._set_masks: dict[str, np.ndarray] = {}
         self._resources: dict[str, ResourceColumn] = {}
         self._add_ons: dict[str, AddOnColumn] = {}
@@ -220,45 +292,62 @@ class OcmInventory:
             )
         return [{"name": name, "value": value} for name, value in score.scores]
 
-    @cached_property
-    def _decision_counts(self) -> tuple[np.ndarray, Counter[str]]:
-        """ClusterDecision entries per cluster over ALL PlacementDecisions; unknown names kept apart."""
-        counts = np.zeros(self.size, dtype=np.int64)
-        outside: Counter[str] = Counter()
-        positions: list[int] = []
-        for decision in self.decisions:
-            for name in decision.cluster_names:
-                position = self.position.get(name)
-                if position is None:
-                    outside[name] += 1
-                else:
-                    positions.append(position)
-        np.add.at(counts, np.asarray(positions, dtype=np.int64), 1)
-        counts.flags.writeable = False
-        return counts, outside
+    def decision_index(self) -> DecisionIndex:
+        """The PlacementDecisions as of now, consistent with their counts; built on first use."""
+        index = self._decision_index
+        if index is None:
+            with self._decisions_lock:
+                index = self._built_index()
+        return index
 
-    @cached_property
-    def _decisions_by_placement(self) -> dict[tuple[str, str], list[PlacementDecision]]:
-        grouped: dict[tuple[str, str], list[PlacementDecision]] = defaultdict(list)
-        for decision in self.decisions:
+    def _built_index(self) -> DecisionIndex:
+        """The index, building it from the constructor's decisions if none is yet (lock held)."""
+        if self._decision_index is None:
+            self._decision_index = DecisionIndex.build(self._initial_decisions, self.position)
+        return self._decision_index
+
+    @property
+    def decisions(self) -> tuple[PlacementDecision, ...]:
+        """Every PlacementDecision of the hub, including replacements made since the inventory was built."""
+        return self.decision_index().decisions
+
+    def replace_decisions(self, namespace: str, name: str, decisions: Sequence[PlacementDecision]) -> None:
+        """Make `decisions` the placement's own PlacementDecisions, as an informer cache would after the
+        placement's decisions were written; safe to call from several threads sharing this inventory."""
+        with self._decisions_lock:
+            self._decision_index = self._built_index().replaced(namespace, name, decisions, self.position)
+
+    def refresh_decisions(self, decisions: Iterable[PlacementDecision]) -> int:
+        """Make `decisions` (all of the hub's) every placement's own, replacing only the placements whose
+        decisions differ, in one step readers see whole; answers how many placements changed."""
+        current: dict[tuple[str, str], list[PlacementDecision]] = defaultdict(list)
+        for decision in decisions:
             placement_name = decision.labels.get(PLACEMENT_LABEL)
             if placement_name is not None:
-                grouped[(decision.namespace, placement_name)].append(decision)
-        return dict(grouped)
+                current[(decision.namespace, placement_name)].append(decision)
+        with self._decisions_lock:
+            index = start = self._built_index()
+            refreshed = 0
+            for namespace, name in {*start.by_placement, *current}:
+                replaced = index.replaced(namespace, name, current.get((namespace, name), []), self.position)
+                refreshed += replaced is not index
+                index = replaced
+            self._decision_index = index
+        return refreshed
 
     def own_decisions(self, namespace: str, placement_name: str) -> list[PlacementDecision]:
         """PlacementDecisions in `namespace` labelled `placement=<placement_name>` (upstream lister query)."""
-        return self._decisions_by_placement.get((namespace, placement_name), [])
+        return self.decision_index().by_placement.get((namespace, placement_name), [])
 
     def decided_cluster_names(self, namespace: str, placement_name: str) -> set[str]:
         return {name for d in self.own_decisions(namespace, placement_name) for name in d.cluster_names}
 
     def balance_counts(self, namespace: str, placement_name: str) -> tuple[np.ndarray, int]:
         """Decision counts without the placement's own decisions, and maxCount over ALL names."""
-        all_counts, all_outside = self._decision_counts
-        counts = all_counts.copy()
-        outside = Counter(all_outside)
-        for decision in self.own_decisions(namespace, placement_name):
+        index = self.decision_index()
+        counts = index.counts.copy()
+        outside = Counter(index.outside)
+        for decision in index.by_placement.get((namespace, placement_name), []):
             for name in decision.cluster_names:
                 position = self.position.get(name)
                 if position is None:
