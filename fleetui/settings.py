@@ -60,6 +60,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    # Swagger UI's files, served by the site itself (no CDN)
+    "drf_spectacular_sidecar",
     "axes",
     "csp",
     "fleetui",
@@ -221,6 +223,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Clusters, cluster sets and placements across OCM and KubeFleet hubs.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # clusters and placements both have a `kind` choice field; name their enums apart
     "ENUM_NAME_OVERRIDES": {
         "ClusterKindEnum": "inventory.models.ManagedCluster.Kind",
