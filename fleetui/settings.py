@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     # Swagger UI's files, served by the site itself (no CDN)
     "drf_spectacular_sidecar",
+    "django_htmx",
     "axes",
     "csp",
     "fleetui",
@@ -84,6 +85,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # request.htmx: whether a request comes from htmx, which then gets the fragment it swaps in
+    "django_htmx.middleware.HtmxMiddleware",
     # A page action that cannot queue its task (the broker is down) answers 503 with a message.
     "fleetui.taskqueue.TaskQueueUnavailableMiddleware",
     # Last, as django-axes asks: it turns a login refused during a lockout into the lockout page.
