@@ -212,8 +212,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # A broker that is down answers 503 {"detail": "task queue unavailable, try again"}, not 500.
-    "EXCEPTION_HANDLER": "fleetui.taskqueue.api_exception_handler",
+    # The domain's refusals (Django's ValidationError and PermissionDenied, the scheduler's ManifestError)
+    # answer 400 / 403; a broker that is down 503 {"detail": "task queue unavailable, try again"}, not 500.
+    "EXCEPTION_HANDLER": "fleetui.api.exception_handler",
     # JSON bodies with the size and nesting limits of every untrusted input (413 / 400 with a message)
     "DEFAULT_PARSER_CLASSES": [
         "fleetui.parsers.BoundedJSONParser",

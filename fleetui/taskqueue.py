@@ -3,12 +3,11 @@
 Page and API actions queue Celery tasks ("Sync now", reschedules, publishing, run steps, rolling
 rounds). When the broker cannot be reached, queueing raises; this module turns that into a 503 with a
 message, once for every page (`TaskQueueUnavailableMiddleware`) and once for every API endpoint
-(`api_exception_handler`, DRF's EXCEPTION_HANDLER), so no view handles it on its own.
+(`api_unavailable`, which the API's exception handler answers with), so no view handles it on its own.
 """
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import kombu.exceptions
 import redis.exceptions
@@ -19,7 +18,6 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from rest_framework import status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
 
 from core import listing
 from core.requests import HtmxRequest
@@ -85,9 +83,7 @@ class TaskQueueUnavailableMiddleware:
         return response
 
 
-def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler, with a broker that is down answered 503 {"detail": "task queue unavailable, ..."}."""
-    if isinstance(exc, BROKER_DOWN):
-        _log(context["request"], exc)
-        return Response({"detail": API_DETAIL}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
-    return exception_handler(exc, context)
+def api_unavailable(request: HttpRequest, exc: Exception) -> Response:
+    """The API's answer to a broker that is down: 503 {"detail": "task queue unavailable, ..."}."""
+    _log(request, exc)
+    return Response({"detail": API_DETAIL}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
