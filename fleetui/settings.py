@@ -59,10 +59,10 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
+    "django_htmx",
     "drf_spectacular",
     # Swagger UI's files, served by the site itself (no CDN)
     "drf_spectacular_sidecar",
-    "django_htmx",
     "axes",
     "csp",
     "fleetui",
