@@ -16,8 +16,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.forms.formsets import DELETION_FIELD_NAME
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from core import listing
+from core.requests import HtmxRequest
 
 _ROW_PATH = re.compile(r"^(?P<list>.+)\[(?P<index>\d+)\](?:\.(?P<field>\w+))?$")
 
@@ -89,13 +91,16 @@ class EditorPage:
 
 
 def respond(
-    request: HttpRequest, section: str, context: dict[str, Any], status: int, page: EditorPage
+    request: HtmxRequest, section: str, context: dict[str, Any], status: int, page: EditorPage
 ) -> HttpResponse:
     """The editor's section alone for htmx; without JavaScript the section on a page of its own."""
-    if listing.is_htmx(request):
-        return render(request, section, context, status=status)
-    context = {**context, "section": section, "editor_page": page}
-    return render(request, "_editor_page.html", context, status=status)
+    if listing.wants_fragment(request):
+        response = render(request, section, context, status=status)
+    else:
+        context = {**context, "section": section, "editor_page": page}
+        response = render(request, "_editor_page.html", context, status=status)
+    patch_vary_headers(response, listing.HTMX_HEADERS)
+    return response
 
 
 class EditFailed(Exception):

@@ -6,7 +6,11 @@ from typing import Any, TypeVar
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.vary import vary_on_headers
 from django_filters import FilterSet
+
+from core.requests import HtmxRequest
 
 _Row = TypeVar("_Row")
 
@@ -54,9 +58,17 @@ def page_query(params: QueryDict, number: int) -> str:
     return query.urlencode()
 
 
-def is_htmx(request: HttpRequest) -> bool:
-    # A history restore wants the whole page, not the fragment.
-    return request.headers.get("HX-Request") == "true" and "HX-History-Restore-Request" not in request.headers
+# The headers `wants_fragment` reads: an answer that depends on them says so (Vary), so that a cache
+# never hands a fragment to a page load or a page to an htmx swap.
+HTMX_HEADERS = ("HX-Request", "HX-History-Restore-Request")
+# For a view that chooses between the fragment and the page (or a redirect) itself.
+varies_with_htmx = vary_on_headers(*HTMX_HEADERS)
+
+
+def wants_fragment(request: HtmxRequest) -> bool:
+    """htmx swaps in a fragment; a history restore (htmx reloading a page it no longer has) wants the
+    whole page, as a plain request does."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
 
 
 def filtered_page(request: HttpRequest, filterset: FilterSet) -> Page[Any] | None:
@@ -78,9 +90,11 @@ def page_queries(request: HttpRequest, page: Page[Any] | None) -> dict[str, str]
     return links
 
 
-def render_list(request: HttpRequest, template: str, fragment: str, context: dict[str, Any]) -> HttpResponse:
+def render_list(request: HtmxRequest, template: str, fragment: str, context: dict[str, Any]) -> HttpResponse:
     status = 200 if context["page"] is not None else 400
-    return render(request, fragment if is_htmx(request) else template, context, status=status)
+    response = render(request, fragment if wants_fragment(request) else template, context, status=status)
+    patch_vary_headers(response, HTMX_HEADERS)
+    return response
 
 
 def materialise(page: Page[_Row] | None) -> list[_Row]:

@@ -1,12 +1,19 @@
-"""The request of a view that acts for a signed-in user, and the user a write acts for."""
+"""The requests views see (through django-htmx, signed in), and the user a write acts for."""
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
+from django_htmx.middleware import HtmxDetails
 
 
-class SignedInRequest(HttpRequest):
+class HtmxRequest(HttpRequest):
+    """Any request of the site: django-htmx's middleware tells whether htmx sent it (`request.htmx`)."""
+
+    htmx: HtmxDetails
+
+
+class SignedInRequest(HtmxRequest):
     """The request of a `login_required` view: its user is signed in, never anonymous."""
 
     user: User

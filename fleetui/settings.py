@@ -59,7 +59,10 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
+    "django_htmx",
     "drf_spectacular",
+    # Swagger UI's files, served by the site itself (no CDN)
+    "drf_spectacular_sidecar",
     "axes",
     "csp",
     "fleetui",
@@ -82,6 +85,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # request.htmx: whether a request comes from htmx, which then gets the fragment it swaps in
+    "django_htmx.middleware.HtmxMiddleware",
     # A page action that cannot queue its task (the broker is down) answers 503 with a message.
     "fleetui.taskqueue.TaskQueueUnavailableMiddleware",
     # Last, as django-axes asks: it turns a login refused during a lockout into the lockout page.
@@ -207,8 +212,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # A broker that is down answers 503 {"detail": "task queue unavailable, try again"}, not 500.
-    "EXCEPTION_HANDLER": "fleetui.taskqueue.api_exception_handler",
+    # The domain's refusals (Django's ValidationError and PermissionDenied, the scheduler's ManifestError)
+    # answer 400 / 403; a broker that is down 503 {"detail": "task queue unavailable, try again"}, not 500.
+    "EXCEPTION_HANDLER": "fleetui.api.exception_handler",
     # JSON bodies with the size and nesting limits of every untrusted input (413 / 400 with a message)
     "DEFAULT_PARSER_CLASSES": [
         "fleetui.parsers.BoundedJSONParser",
@@ -221,6 +227,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Clusters, cluster sets and placements across OCM and KubeFleet hubs.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # clusters and placements both have a `kind` choice field; name their enums apart
     "ENUM_NAME_OVERRIDES": {
         "ClusterKindEnum": "inventory.models.ManagedCluster.Kind",

@@ -3,24 +3,24 @@
 Page and API actions queue Celery tasks ("Sync now", reschedules, publishing, run steps, rolling
 rounds). When the broker cannot be reached, queueing raises; this module turns that into a 503 with a
 message, once for every page (`TaskQueueUnavailableMiddleware`) and once for every API endpoint
-(`api_exception_handler`, DRF's EXCEPTION_HANDLER), so no view handles it on its own.
+(`api_unavailable`, which the API's exception handler answers with), so no view handles it on its own.
 """
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import kombu.exceptions
 import redis.exceptions
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from rest_framework import status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
 
 from core import listing
+from core.requests import HtmxRequest
 
 logger = logging.getLogger(__name__)
 
@@ -63,27 +63,27 @@ class TaskQueueUnavailableMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+    def process_exception(self, request: HtmxRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, BROKER_DOWN):
             return None
         _log(request, exception)
         messages.error(request, PAGE_MESSAGE)
-        if listing.is_htmx(request):
+        if listing.wants_fragment(request):
             response = render(request, "_notices.html", status=status.HTTP_503_SERVICE_UNAVAILABLE)
             response["HX-Retarget"] = NOTICES
             response["HX-Reswap"] = "innerHTML"
-            return response
-        return render(
-            request,
-            "task_queue_unavailable.html",
-            {"back": _back(request)},
-            status=status.HTTP_503_SERVICE_UNAVAILABLE,
-        )
+        else:
+            response = render(
+                request,
+                "task_queue_unavailable.html",
+                {"back": _back(request)},
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            )
+        patch_vary_headers(response, listing.HTMX_HEADERS)
+        return response
 
 
-def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler, with a broker that is down answered 503 {"detail": "task queue unavailable, ..."}."""
-    if isinstance(exc, BROKER_DOWN):
-        _log(context["request"], exc)
-        return Response({"detail": API_DETAIL}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
-    return exception_handler(exc, context)
+def api_unavailable(request: HttpRequest, exc: Exception) -> Response:
+    """The API's answer to a broker that is down: 503 {"detail": "task queue unavailable, ..."}."""
+    _log(request, exc)
+    return Response({"detail": API_DETAIL}, status=status.HTTP_503_SERVICE_UNAVAILABLE)

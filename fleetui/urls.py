@@ -3,11 +3,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from fleetui import views
 from fleetui.api import api_root
-from inventory.api.views import ApiDocsView
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,7 +15,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", api_root, name="api-root"),
     path("api/", include("inventory.api.urls")),
     path("api/", include("placement.api.urls")),

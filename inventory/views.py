@@ -157,6 +157,7 @@ def hub_row(request: SignedInRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def hub_sync(request: SignedInRequest, pk: int) -> HttpResponse:
     """Sync now (staff only): enqueue the hub's sync (in-process when no broker is configured)."""
     if not request.user.is_staff:
@@ -164,7 +165,7 @@ def hub_sync(request: SignedInRequest, pk: int) -> HttpResponse:
     hub = get_object_or_404(roles.restrict(Hub.objects.all(), request.user), pk=pk)
     requested_at = timezone.now().timestamp()
     request_sync(hub, actor=request.user.get_username())
-    if not listing.is_htmx(request):
+    if not listing.wants_fragment(request):
         return redirect("inventory:hub-list")
     hub, run = _annotated_hub(request, pk)
     return render(request, "inventory/_hub_row.html", _hub_context(request, hub, run, requested_at))
@@ -238,7 +239,7 @@ def clusterset_detail(request: SignedInRequest, pk: int) -> HttpResponse:
         # The set and the hub are fixed here; the other cluster filters apply to its members.
         "hidden_filters": ["hub", "hub_id", "cluster_set", "cluster_set_id"],
     }
-    if not listing.is_htmx(request):
+    if not listing.wants_fragment(request):
         context |= access.tab_context(request, cluster_set)
         context |= _binding_context(request, cluster_set)
         context |= tables.recent_changes(cluster_set)
@@ -311,12 +312,14 @@ def _access_response(
 ) -> HttpResponse:
     """The access section alone for htmx; the access page (the section under the scope's title) otherwise."""
     context = access.tab_context(request, scope, grant_form, errors)
-    template = "inventory/_access_section.html" if listing.is_htmx(request) else "inventory/_access_page.html"
+    template = (
+        "inventory/_access_section.html" if listing.wants_fragment(request) else "inventory/_access_page.html"
+    )
     return render(request, template, context, status=status)
 
 
 def _access_changed(request: SignedInRequest, scope: roles.Scope) -> HttpResponse:
-    if listing.is_htmx(request):
+    if listing.wants_fragment(request):
         return _access_response(request, scope)
     _, _, crumbs = access.urls(scope)
     return redirect(crumbs[-1][1] + "#access")
@@ -370,24 +373,28 @@ def _remove(request: SignedInRequest, scope: roles.Scope, role_pk: int) -> HttpR
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@listing.varies_with_htmx
 def clusterset_access(request: SignedInRequest, pk: int) -> HttpResponse:
     return _grant(request, _visible_set(request, pk))
 
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def clusterset_access_change(request: SignedInRequest, pk: int, role_pk: int) -> HttpResponse:
     return _change(request, _visible_set(request, pk), role_pk)
 
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def clusterset_access_remove(request: SignedInRequest, pk: int, role_pk: int) -> HttpResponse:
     return _remove(request, _visible_set(request, pk), role_pk)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@listing.varies_with_htmx
 def namespace_access(request: SignedInRequest, pk: int, namespace: str) -> HttpResponse:
     """A namespace's access page: who holds which namespace role; its admins grant, change, revoke."""
     return _grant(request, _visible_namespace(request, pk, namespace))
@@ -395,12 +402,14 @@ def namespace_access(request: SignedInRequest, pk: int, namespace: str) -> HttpR
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def namespace_access_change(request: SignedInRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
     return _change(request, _visible_namespace(request, pk, namespace), role_pk)
 
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def namespace_access_remove(request: SignedInRequest, pk: int, namespace: str, role_pk: int) -> HttpResponse:
     return _remove(request, _visible_namespace(request, pk, namespace), role_pk)
 
@@ -462,7 +471,7 @@ def _save_taints(request: SignedInRequest, cluster: ManagedCluster, rows: list[d
 
 
 def _taints_saved(request: SignedInRequest, cluster: ManagedCluster) -> HttpResponse:
-    if not listing.is_htmx(request):
+    if not listing.wants_fragment(request):
         return redirect(reverse("inventory:cluster-detail", args=[cluster.pk]) + "#taints-section")
     message = f"Saved to hub {cluster.hub.name} (resourceVersion {cluster.resource_version})."
     return _taint_response(request, cluster, taint_message=message)
@@ -470,6 +479,7 @@ def _taints_saved(request: SignedInRequest, cluster: ManagedCluster) -> HttpResp
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def cluster_taints(request: SignedInRequest, pk: int) -> HttpResponse:
     """The taint editor's buttons: `add` a row, `preview` what the placements would do, `save` to the hub."""
     visible = roles.restrict(ManagedCluster.objects.select_related("hub"), request.user)
@@ -542,13 +552,14 @@ def _binding_edit(
     except HubError as exc:
         failed = _hub_failure(exc, f"Cluster set {cluster_set.name}")
         return _binding_response(request, cluster_set, failed.status, form=form, binding_error=failed.message)
-    if not listing.is_htmx(request):
+    if not listing.wants_fragment(request):
         return redirect(reverse("inventory:clusterset-detail", args=[cluster_set.pk]) + "#bindings-section")
     return _binding_response(request, cluster_set, binding_message=done)
 
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def clusterset_bind(request: SignedInRequest, pk: int) -> HttpResponse:
     """Bind the set to a namespace: a ManagedClusterSetBinding created on the hub."""
     cluster_set = _visible_set(request, pk)
@@ -563,6 +574,7 @@ def clusterset_bind(request: SignedInRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def clusterset_unbind(request: SignedInRequest, pk: int, binding_pk: int) -> HttpResponse:
     """Unbind the set from a namespace: its ManagedClusterSetBinding deleted on the hub."""
     cluster_set = _visible_set(request, pk)

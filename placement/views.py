@@ -137,10 +137,11 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
 
 @login_required
 @require_GET
+@listing.varies_with_htmx
 def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     placement = _visible_placement(request, pk)
     context = _score_context(request, placement)
-    if listing.is_htmx(request):
+    if listing.wants_fragment(request):
         return render(request, "placement/_score_table.html", context)
     context |= {
         "condition": queries.condition(placement),
@@ -170,6 +171,7 @@ WHATIF_TRIGGER = "what-if applied"
 
 @login_required
 @require_POST
+@listing.varies_with_htmx
 def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     """What-if Apply (POST + CSRF; `spec`: the evaluated spec as JSON), saved by `service.apply_spec`:
     validated, rescheduled, audited and recorded once in the history (a double submit adds nothing).
@@ -185,7 +187,7 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
         return _whatif_refused(request, f"spec: {exc}", 400)
     except ValidationError as exc:
         return _whatif_refused(request, "; ".join(" ".join(m) for m in exc.message_dict.values()), 400)
-    if not listing.is_htmx(request):
+    if not listing.wants_fragment(request):
         messages.success(request, f"{placement}: the what-if spec is applied.")
         return redirect("placement:placement-detail", pk=placement.pk)
     placement.refresh_from_db()
@@ -196,8 +198,8 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(request, "placement/_whatif_applied.html", context)
 
 
-def _whatif_refused(request: HttpRequest, reason: str, status: int) -> HttpResponse:
-    if not listing.is_htmx(request):
+def _whatif_refused(request: SignedInRequest, reason: str, status: int) -> HttpResponse:
+    if not listing.wants_fragment(request):
         return render(request, "placement/forbidden.html", {"reason": reason}, status=status)
     response = HttpResponse(reason, status=status, content_type="text/plain; charset=utf-8")
     response["HX-Retarget"], response["HX-Reswap"] = "#whatif-errors", "innerHTML"
@@ -377,10 +379,11 @@ def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict[str, Any]:
 
 @login_required
 @require_GET
+@listing.varies_with_htmx
 def run_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     run = _visible_run(request, pk, "hub", "placement")
     context = _run_context(request, run)
-    template = "placement/_run_body.html" if listing.is_htmx(request) else "placement/run_detail.html"
+    template = "placement/_run_body.html" if listing.wants_fragment(request) else "placement/run_detail.html"
     return render(request, template, context)
 
 
@@ -499,7 +502,7 @@ TOLERATIONS_DENIED = f"Editing tolerations needs a dashboard-owned placement. {a
 
 
 def _toleration_response(
-    request: HttpRequest, placement: Placement, status: int = 200, error: str = "", **context: object
+    request: SignedInRequest, placement: Placement, status: int = 200, error: str = "", **context: object
 ) -> HttpResponse:
     """The editor's section for htmx (the placement page loads it so), its own page otherwise."""
     formset = context.pop("formset", None)
@@ -524,8 +527,8 @@ def _toleration_preview(placement: Placement, rows: list[dict[str, Any]]) -> dic
     return {"whatif": answer, "removed": tolerations.removed_with_reasons(answer)}
 
 
-def _tolerations_saved(request: HttpRequest, placement: Placement) -> HttpResponse:
-    if not listing.is_htmx(request):
+def _tolerations_saved(request: SignedInRequest, placement: Placement) -> HttpResponse:
+    if not listing.wants_fragment(request):
         return redirect(reverse("placement:placement-detail", args=[placement.pk]) + "#tolerations-section")
     saved = "Saved; the placement was rescheduled."
     return _toleration_response(request, placement, toleration_message=saved)
@@ -533,6 +536,7 @@ def _tolerations_saved(request: HttpRequest, placement: Placement) -> HttpRespon
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@listing.varies_with_htmx
 def placement_tolerations(request: SignedInRequest, pk: int) -> HttpResponse:
     """GET: the editor (the placement page loads it); POST: `add` a row, `preview` the diff, `save`."""
     placement = _visible_placement(request, pk)

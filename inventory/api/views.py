@@ -1,15 +1,12 @@
 """Viewsets over the inventory FilterSets (read-only but for the editors: taints, set bindings), "sync now"
-for staff, and the local docs UI."""
+for staff."""
 
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from django.core.exceptions import ValidationError
 from django.db.models import Model, QuerySet
-from django.templatetags.static import static
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
-from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import generics, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
@@ -63,13 +60,10 @@ class HubConflict(HubRefused):
 
 
 def _edit(call: Callable[[], T]) -> T:
-    """Run an inventory.editing call: invalid input answers 400 naming the field, a hub refusal 409/502
-    (PermissionDenied is DRF's 403)."""
+    """Run an inventory.editing call: a hub refusal answers 409/502 (invalid input 400 and a refusal 403,
+    as everywhere in the API: fleetui.api.exception_handler)."""
     try:
         return call()
-    except ValidationError as exc:
-        detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
-        raise serializers.ValidationError(detail) from exc
     except HubError as exc:
         raise (HubConflict if exc.status == editing.CONFLICT else HubRefused)(str(exc)) from exc
 
@@ -354,19 +348,3 @@ class NamespaceRoleViewSet(HeldRoleViewSet[NamespaceRole]):
 
     def scope(self, data: dict[str, Any]) -> roles.Scope:
         return roles.Namespace(data["hub"], data["namespace"])
-
-
-class ApiDocsView(SpectacularSwaggerSplitView):
-    """Swagger UI from the vendored swagger-ui-dist in static/vendor/swagger-ui (no CDN).
-
-    The split view serves its start script as a file of its own (`?script`): the Content-Security-Policy
-    allows no inline script.
-    """
-
-    @staticmethod
-    def _swagger_ui_resource(filename: str) -> str:
-        return static(f"vendor/swagger-ui/{filename}")
-
-    @staticmethod
-    def _swagger_ui_favicon() -> str:
-        return static("vendor/swagger-ui/favicon-32x32.png")

@@ -6,11 +6,9 @@ mirrors (403 with the reason); writes are recorded in the placement's history an
 """
 
 import logging
-from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import yaml
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -38,25 +36,9 @@ from placement.filtersets import (
     StagedUpdateStrategyFilterSet,
 )
 from placement.models import ApprovalRequest, Placement, StagedUpdateRun, StagedUpdateStrategy
-from placement.scheduler.errors import ManifestError
 from placement.summary import FLEET_CRP
 
 logger = logging.getLogger(__name__)
-
-NON_FIELD = "non_field_errors"
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def manifest_error(exc: ManifestError) -> exceptions.ValidationError:
-    """A scheduler-parser rejection as a 400 naming the field."""
-    return exceptions.ValidationError({exc.field or NON_FIELD: [exc.message]})
-
-
-def service_error(exc: ValidationError) -> exceptions.ValidationError:
-    detail = exc.message_dict if hasattr(exc, "error_dict") else {NON_FIELD: exc.messages}
-    return exceptions.ValidationError(detail)
 
 
 class PlacementPermission(BasePermission):
@@ -77,8 +59,7 @@ class PlacementPermission(BasePermission):
     def has_object_permission(self, request: Request, view: Any, placement: Placement) -> bool:
         if view.action not in self.WRITES:
             return True
-        action = self.WRITES[view.action]
-        _through_service(access.authorise_change, signed_in(request.user), placement, action, request=request)
+        access.authorise_change(signed_in(request.user), placement, self.WRITES[view.action], request=request)
         return True
 
 
@@ -100,8 +81,7 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
 
     def perform_create(self, serializer: BaseSerializer[Placement]) -> None:
         data = serializer.validated_data
-        placement = _through_service(
-            service.create_placement,
+        placement = service.create_placement(
             kind=data["kind"],
             hub=data["hub"],
             namespace=data.get("namespace", ""),
@@ -124,14 +104,12 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
         assert placement is not None  # `update` made the serializer on the placement it changes
         spec = serializer.validated_data.get("spec", placement.spec)
         actor = signed_in(self.request.user)
-        _through_service(service.apply_spec, placement, spec, actor=actor, request=self.request)
+        service.apply_spec(placement, spec, actor=actor, request=self.request)
         logger.info("placement %s spec applied by %s", placement, self.request.user.get_username())
         serializer.instance = self.get_queryset().get(pk=placement.pk)
 
     def perform_destroy(self, placement: Placement) -> None:
-        _through_service(
-            service.delete_placement, placement, actor=signed_in(self.request.user), request=self.request
-        )
+        service.delete_placement(placement, actor=signed_in(self.request.user), request=self.request)
 
     @extend_schema(
         request=OpenApiTypes.OBJECT,
@@ -143,10 +121,7 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
         """Re-run the scheduler with a partial spec override merged onto the stored spec; nothing is saved."""
         placement = self.get_object()
         limit = _limit(request)
-        try:
-            return Response(whatif.preview(placement, request.data, limit=limit))
-        except ManifestError as exc:
-            raise manifest_error(exc) from exc
+        return Response(whatif.preview(placement, request.data, limit=limit))
 
     @extend_schema(responses={200: api.PlacementDecisionSerializer(many=True)})
     @action(detail=True, methods=["get"])
@@ -234,24 +209,12 @@ class ApprovalRequestViewSet(viewsets.ReadOnlyModelViewSet[ApprovalRequest]):
         row: ApprovalRequest = self.get_object()
         try:
             result = approvals.approve(row, signed_in(request.user), http_request=request)
-        except PermissionDenied as exc:
-            raise exceptions.PermissionDenied(str(exc)) from exc
         except approvals.ApprovalFailed as exc:
             raise HubFailed(str(exc)) from exc
         return Response(api.ApprovalResultSerializer(result, context=self.get_serializer_context()).data)
 
 
 # --- staged update strategies and runs (placement.rollouts) ----------------------------------------
-
-
-def _through_service(call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """A rollouts call with its refusals as API errors: 403 with the reason, 400 naming the field."""
-    try:
-        return call(*args, **kwargs)
-    except PermissionDenied as exc:
-        raise exceptions.PermissionDenied(str(exc)) from exc
-    except ValidationError as exc:
-        raise service_error(exc) from exc
 
 
 class StagedUpdateStrategyViewSet(
@@ -272,8 +235,8 @@ class StagedUpdateStrategyViewSet(
 
     def perform_create(self, serializer: BaseSerializer[StagedUpdateStrategy]) -> None:
         data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
-        serializer.instance = _through_service(
-            rollouts.create_strategy, **data, actor=signed_in(self.request.user), request=self.request
+        serializer.instance = rollouts.create_strategy(
+            **data, actor=signed_in(self.request.user), request=self.request
         )
 
 
@@ -299,9 +262,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
 
     def perform_create(self, serializer: BaseSerializer[StagedUpdateRun]) -> None:
         data = {key: serializer.validated_data[key] for key in ("hub", "name", "spec")}
-        run = _through_service(
-            rollouts.create_run, **data, actor=signed_in(self.request.user), request=self.request
-        )
+        run = rollouts.create_run(**data, actor=signed_in(self.request.user), request=self.request)
         serializer.instance = self.get_queryset().get(pk=run.pk)
 
     @extend_schema(request=api.RunStateSerializer, responses={200: api.StagedUpdateRunDetailSerializer})
@@ -312,7 +273,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
         body = api.RunStateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         state = body.validated_data["state"]
-        _through_service(rollouts.set_run_state, run, state, signed_in(request.user), request=request)
+        rollouts.set_run_state(run, state, signed_in(request.user), request=request)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
     @extend_schema(request=None, responses={200: api.StagedUpdateRunDetailSerializer})
@@ -320,7 +281,7 @@ class StagedUpdateRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelView
     def resume(self, request: Request, pk: str | None = None) -> Response:
         """Step a stuck dashboard-owned run now (its failed attempts forgotten); audited."""
         run = self.get_object()
-        _through_service(rollouts.resume_run, run, signed_in(request.user), request=request)
+        rollouts.resume_run(run, signed_in(request.user), request=request)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
 
@@ -345,8 +306,6 @@ class PlacementRolloutView(APIView):
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         placement = _visible_placement(request, pk)
-        _through_service(
-            rolling.roll_out_new_snapshot, placement, actor=signed_in(request.user), request=request
-        )
+        rolling.roll_out_new_snapshot(placement, actor=signed_in(request.user), request=request)
         placement.refresh_from_db()
         return Response(rolling.describe(placement))
