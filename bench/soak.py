@@ -364,8 +364,9 @@ def create_rollouts(pool_size: int) -> tuple[list[str], int]:
     """The strategy, a pool of External CRPs (two staging and two prod clusters each) and the run nobody
     views, started last so that it cannot reach its gate before the soak begins."""
     from inventory.models import Hub
-    from placement import rollouts, service
+    from placement import service
     from placement.models import Placement
+    from placement.rollouts import runs as rollouts
 
     hub = Hub.objects.get(name=HUB)
     actor = "bench/soak.py"

@@ -17,9 +17,15 @@ from inventory.api.urls import app_name as inventory_namespace
 from inventory.api.urls import router as inventory_router
 from placement.api.urls import app_name as placement_namespace
 from placement.api.urls import router as placement_router
+from placement.rollouts.api.urls import app_name as rollouts_namespace
+from placement.rollouts.api.urls import router as rollouts_router
 from placement.scheduler.errors import ManifestError
 
-_ROUTERS = ((inventory_namespace, inventory_router), (placement_namespace, placement_router))
+_ROUTERS = (
+    (inventory_namespace, inventory_router),
+    (placement_namespace, placement_router),
+    (rollouts_namespace, rollouts_router),
+)
 
 
 @extend_schema(exclude=True)  # an index of links, not a resource

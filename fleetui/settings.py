@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "fleetui",
     "inventory",
     "placement",
+    "placement.rollouts",
     "demohub",
 ]
 
@@ -106,7 +107,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "placement.context_processors.approvals_badge",
+                "placement.rollouts.context_processors.approvals_badge",
             ],
         },
     },

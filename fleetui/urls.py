@@ -19,6 +19,8 @@ urlpatterns = [
     path("api/", api_root, name="api-root"),
     path("api/", include("inventory.api.urls")),
     path("api/", include("placement.api.urls")),
+    path("api/", include("placement.rollouts.api.urls")),
     path("", include("inventory.urls")),
     path("", include("placement.urls")),
+    path("", include("placement.rollouts.urls")),
 ]

@@ -48,7 +48,7 @@ TARGET_PAGES = {
     "inventory.managedcluster": "inventory:cluster-list",
     "inventory.managedclusterset": "inventory:clusterset-list",
     "placement.placement": "placement:placement-list",
-    "placement.stagedupdaterun": "placement:run-list",
+    "placement.stagedupdaterun": "rollouts:run-list",
 }
 RECENT_CHANGES = 10
 

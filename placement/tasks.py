@@ -1,5 +1,6 @@
 """Celery tasks of the placement service: rescheduling (coalesced per placement), resyncs, timed runs
-and publishing. Tasks take ids and trigger texts only (JSON); in-process (no broker) they run at once.
+and publishing; the rollouts' run steps and rounds are in `placement.rollouts.tasks`. Tasks take ids and
+trigger texts only (JSON); in-process (no broker) they run at once.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from core.tasks import REDELIVER_IF_LOST
 from inventory.changes import HubChanges
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub
-from placement import service
+from placement import service, signals
 from placement.models import Owner, Placement
 from placement.requeue import requeued
 
@@ -232,8 +233,8 @@ def follow_up(placement: Placement, outcome: service.Outcome, now: datetime) -> 
     if outcome.changed_decisions and publishes:
         publish_placement.delay(placement.pk)
     if outcome.changed_decisions and placement.owner == Owner.DASHBOARD and not placement.is_ocm:
-        # the bindings go to the hub, and a RollingUpdate CRP rolls onto them (placement.rolling)
-        rolling_update_round.delay(placement.pk)
+        # the bindings go to the hub, and a RollingUpdate CRP rolls onto them (the rollouts' receiver)
+        signals.crp_bindings_changed.send(sender=Placement, placement=placement)
     if outcome.due is None or outcome.due == placement.requeue_at:
         return
     placement.requeue_at = outcome.due
@@ -308,74 +309,3 @@ def on_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None
     """Receiver of `hub_changed`, once the rows are committed: queue the affected placements."""
     if ids := affected(hub_changes):
         request_reschedule(ids, describe(hub_changes))
-
-
-# --- staged update runs (placement.rollouts) ---------------------------------------------------------
-
-
-@shared_task(**REDELIVER_IF_LOST)
-def reconcile_run(run_id: int) -> dict[str, Any]:
-    """One step of a dashboard-owned ClusterStagedUpdateRun; the next is queued at its requeue time."""
-    from placement import rollouts
-
-    return rollouts.reconcile_run(run_id)
-
-
-def schedule_run_reconcile(run_id: int, due: datetime, now: datetime) -> None:
-    """Queue the run's next step for `due` (a worker holds it until then)."""
-    if reconcile_run.app.conf.task_always_eager:
-        if due <= now:  # a stage finished or was skipped: the next one starts now
-            reconcile_run.delay(run_id)
-            return
-        # in-process nobody holds a queued step: the periodic runner (run_periodic) steps it when due
-        logger.info("staged update run %s: next step at %s", run_id, due)
-        return
-    reconcile_run.apply_async((run_id,), countdown=service.due_delay(due, now))
-
-
-# A step or round the periodic runner queues is dropped when no worker took it this soon: by then the
-# runner has queued it again, so a busy worker does not pile up copies.
-DUE_MESSAGE_EXPIRES = 60
-
-
-@shared_task
-def reconcile_due_runs() -> list[int]:
-    """Run by the periodic runner (celery beat, or run_periodic without a broker) every few seconds: every
-    dashboard-owned run whose step is due and unclaimed is stepped (a timed step, a failed step's retry,
-    or a step whose message was lost). In-process the steps run here."""
-    from placement import rollouts
-
-    queued = list(rollouts.due_runs(timezone.now()).values_list("pk", flat=True))
-    for run_id in queued:
-        reconcile_run.apply_async((run_id,), expires=DUE_MESSAGE_EXPIRES)
-    return queued
-
-
-# --- rolling updates of dashboard-owned CRPs (placement.rolling) ---------------------------------------
-
-
-@shared_task(**REDELIVER_IF_LOST)
-def rolling_update_round(placement_id: int, due: str | None = None) -> dict[str, Any]:
-    """One rolling-update round of a dashboard-owned CRP; `due` is the requeue time it was queued for
-    (a round queued later supersedes it). The round queues the next one itself."""
-    from placement import rolling
-
-    placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
-    if placement is None:
-        return {"state": "gone"}
-    summary = rolling.run_round(placement, due=due)
-    if summary is None:
-        return {"state": "skipped"}
-    return {"state": "rolled", "round": summary.get("round"), "requeueAt": summary.get("requeueAt")}
-
-
-@shared_task
-def rolling_update_due_rounds() -> list[int]:
-    """Run by the periodic runner like `reconcile_due_runs`: every rolling update whose next round is due
-    and unclaimed gets it."""
-    from placement import rolling
-
-    due = rolling.due(timezone.now())
-    for placement_id in due:
-        rolling_update_round.apply_async((placement_id,), expires=DUE_MESSAGE_EXPIRES)
-    return due

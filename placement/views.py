@@ -6,55 +6,28 @@ what-if form evaluates through the API (`/api/placements/<id>/whatif/`) and appl
 upload manifests) write only on POST, through `placement.service` and `placement.importing`.
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import listing
 from core.editors import EditorPage, ListEditor, edit_rows, respond
+from core.hooks import Hook
 from core.requests import SignedInRequest
-from inventory import audit
 from inventory import tables as inventory_tables
-from placement import (
-    access,
-    approvals,
-    importing,
-    queries,
-    rolling,
-    rollout_preview,
-    rollouts,
-    service,
-    tables,
-    tolerations,
-    whatif,
-)
-from placement.filtersets import (
-    ApprovalRequestFilterSet,
-    PlacementFilterSet,
-    StagedUpdateRunFilterSet,
-    StagedUpdateStrategyFilterSet,
-)
-from placement.forms import (
-    EXAMPLE_STRATEGY,
-    PlacementForm,
-    RunForm,
-    SpecForm,
-    StrategyForm,
-    TolerationFormSet,
-    UploadForm,
-    as_yaml,
-)
-from placement.models import Placement, StagedUpdateRun, StagedUpdateStrategy
-from placement.scheduler.errors import ManifestError
+from placement import access, importing, queries, service, tables, tolerations, whatif
+from placement.filtersets import PlacementFilterSet
+from placement.forms import PlacementForm, SpecForm, TolerationFormSet, UploadForm, as_yaml
+from placement.models import Placement
 from placement.scheduler.untrusted import InputError, load_json
 
 SCORE_COLUMNS = (
@@ -63,6 +36,19 @@ SCORE_COLUMNS = (
     listing.Column("Total", "total"),
 )
 TIMELINE_LENGTH = 50
+
+
+@dataclass(frozen=True)
+class PageSections:
+    """Sections of the placement page that a layer above shows after its bindings: their templates, in
+    order, and the context they read, given the page's own (whose rows they may reuse and replace)."""
+
+    templates: tuple[str, ...]
+    context: Callable[[HttpRequest, Placement, dict[str, Any]], dict[str, Any]]
+
+
+# filled by the rollouts (their Rollout section and the placement's staged update runs)
+sections: Hook[PageSections] = Hook("the placement page's rollout sections")
 
 
 @login_required
@@ -89,14 +75,9 @@ def placement_list(request: SignedInRequest) -> HttpResponse:
     )
 
 
-def _visible_placement(request: HttpRequest, pk: int) -> Placement:
+def visible_placement(request: HttpRequest, pk: int) -> Placement:
     """The placement if the user's roles show it; 404 otherwise, as if it did not exist."""
     return get_object_or_404(access.visible(Placement.objects.select_related("hub"), request.user), pk=pk)
-
-
-def _visible_run(request: HttpRequest, pk: int, *related: str) -> StagedUpdateRun:
-    runs = access.visible(StagedUpdateRun.objects.select_related(*related), request.user)
-    return get_object_or_404(runs, pk=pk)
 
 
 def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
@@ -139,7 +120,7 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
 @require_GET
 @listing.varies_with_htmx
 def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    placement = _visible_placement(request, pk)
+    placement = visible_placement(request, pk)
     context = _score_context(request, placement)
     if listing.wants_fragment(request):
         return render(request, "placement/_score_table.html", context)
@@ -157,11 +138,13 @@ def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
         "weights": dict(context["prioritizers"]),
         **inventory_tables.recent_changes(placement),
     }
-    context |= _rollout_context(request, placement, context)
+    page_sections = sections.get()
+    context |= page_sections.context(request, placement, context)
+    context["extra_sections"] = page_sections.templates
     return render(request, "placement/placement_detail.html", context)
 
 
-def _forbidden(request: HttpRequest, reason: str) -> HttpResponse:
+def forbidden(request: HttpRequest, reason: str) -> HttpResponse:
     return render(request, "placement/forbidden.html", {"reason": reason}, status=403)
 
 
@@ -177,7 +160,7 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     validated, rescheduled, audited and recorded once in the history (a double submit adds nothing).
     htmx gets the new score table with the chart's figure, and the selected count and the history
     swapped out of band; a refusal goes to the what-if errors. A plain form post is redirected."""
-    placement = _visible_placement(request, pk)
+    placement = visible_placement(request, pk)
     try:
         spec = load_json(request.POST.get("spec", ""))
         service.apply_spec(placement, spec, actor=request.user, trigger=WHATIF_TRIGGER, request=request)
@@ -210,7 +193,7 @@ def _whatif_refused(request: SignedInRequest, reason: str, status: int) -> HttpR
 @require_http_methods(["GET", "POST"])
 def placement_create(request: SignedInRequest) -> HttpResponse:
     if not access.administers_any(request.user):
-        return _forbidden(request, access.ADMIN_NEEDED)
+        return forbidden(request, access.ADMIN_NEEDED)
     if request.method == "GET":
         form = PlacementForm(initial=PlacementForm.initial_for(request.GET.get("kind")))
     else:
@@ -220,7 +203,7 @@ def placement_create(request: SignedInRequest) -> HttpResponse:
                 fields = form.placement_fields()
                 placement = service.create_placement(**fields, actor=request.user, request=request)
             except PermissionDenied as exc:
-                return _forbidden(request, str(exc))
+                return forbidden(request, str(exc))
             except ValidationError as exc:
                 form.add_service_error(exc)
             else:
@@ -231,11 +214,11 @@ def placement_create(request: SignedInRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def placement_edit(request: SignedInRequest, pk: int) -> HttpResponse:
-    placement = _visible_placement(request, pk)
+    placement = visible_placement(request, pk)
     try:
         access.authorise_change(request.user, placement, service.SPEC_ACTION, request=request)
     except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
+        return forbidden(request, str(exc))
     if request.method == "GET":
         form = SpecForm(initial={"spec": as_yaml(placement.spec)})
     else:
@@ -254,7 +237,7 @@ def placement_edit(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def placement_upload(request: SignedInRequest) -> HttpResponse:
     if not access.administers_any(request.user):
-        return _forbidden(request, access.ADMIN_NEEDED)
+        return forbidden(request, access.ADMIN_NEEDED)
     report = None
     form = UploadForm(request.POST, request.FILES) if request.method == "POST" else UploadForm()
     if form.is_valid():
@@ -264,236 +247,6 @@ def placement_upload(request: SignedInRequest) -> HttpResponse:
     if form.errors:  # a file too large or not UTF-8
         status = 400
     return render(request, "placement/placement_upload.html", {"form": form, "report": report}, status=status)
-
-
-# --- the approvals inbox (placement.approvals) ---------------------------------------------------------
-
-
-def _approvals_context(request: HttpRequest, error: str = "") -> dict[str, Any]:
-    """The filtered page of requests; those approved but not accepted yet are re-read from their hub."""
-    visible = approvals.visible_requests(request.user)
-    filterset = ApprovalRequestFilterSet(request.GET, queryset=visible, request=request)
-    page = listing.filtered_page(request, filterset)
-    rows = listing.materialise(page)
-    return {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id"],
-        "page": page,
-        "page_queries": listing.page_queries(request, page),
-        "refresh_errors": approvals.refresh_waiting(rows),
-        "entries": approvals.inbox_entries(rows, request.user),
-        "denied": approvals.DENIED,
-        "error": error,
-    }
-
-
-@login_required
-@require_GET
-def approval_list(request: SignedInRequest) -> HttpResponse:
-    return listing.render_list(
-        request, "placement/approval_list.html", "placement/_approval_table.html", _approvals_context(request)
-    )
-
-
-@login_required
-@require_GET
-def approval_row(request: SignedInRequest, pk: int) -> HttpResponse:
-    """One inbox row, re-read from the hub while approved; the page polls it until accepted."""
-    row = get_object_or_404(approvals.visible_requests(request.user), pk=pk)
-    approvals.refresh_waiting([row])  # a failed re-read keeps the stored state; the next poll tries again
-    entry = approvals.inbox_entries([row], request.user)[0]
-    context = {"entry": entry, "denied": approvals.DENIED, "oob": True}
-    return render(request, "placement/_approval_row.html", context)
-
-
-@login_required
-@require_POST
-def approval_approve(request: SignedInRequest, pk: int) -> HttpResponse:
-    """Approve (POST + CSRF), then back to the inbox with the filters kept (the query string of the form)."""
-    row = get_object_or_404(approvals.visible_requests(request.user), pk=pk)
-    try:
-        result = approvals.approve(row, request.user, http_request=request)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except approvals.ApprovalFailed as exc:
-        context = _approvals_context(request, error=str(exc))
-        return render(request, "placement/approval_list.html", context, status=502)
-    messages.success(request, result.message)
-    query = request.GET.urlencode()
-    return redirect(f"{reverse('placement:approval-list')}{'?' if query else ''}{query}")
-
-
-# --- staged update runs and strategies (placement.rollouts) ---------------------------------------------
-
-# a run page refreshes itself this often while its run is moving
-RUN_POLL_SECONDS = 5
-
-
-@login_required
-@require_GET
-def run_list(request: SignedInRequest) -> HttpResponse:
-    runs = access.visible(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"), request.user)
-    runs = rollouts.with_pending_approvals(runs)
-    filterset = StagedUpdateRunFilterSet(request.GET, queryset=runs, request=request)
-    page = listing.filtered_page(request, filterset)
-    for run in listing.materialise(page):
-        run.summary = tables.RunSummary.of(run.status or {})
-    context = {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id", "placement_id"],
-        "page": page,
-        "columns": listing.sort_links(tables.RUN_COLUMNS, request.GET),
-        "page_queries": listing.page_queries(request, page),
-        "can_add": access.administers_any(request.user),
-    }
-    return listing.render_list(request, "placement/run_list.html", "placement/_run_table.html", context)
-
-
-def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict[str, Any]:
-    """Stages (the run's own once it started, else the preview), timeline, tasks, conditions, events."""
-    now = timezone.now()
-    summary = tables.RunSummary.of(run.status or {})
-    requests = list(run.approval_requests.order_by("name"))
-    preview = None if summary.started else rollouts.preview(run, now)
-    status = run.status if preview is None else preview.status
-    stages = tables.stage_rows(status or {}, {r.name: r.get_state_display() for r in requests}, now)
-    return {
-        "run": run,
-        "summary": summary,
-        "preview": preview,
-        "stages": stages,
-        "chart": tables.timeline_figure(stages, now) if summary.started else None,
-        "conditions": (run.status or {}).get("conditions") or [],
-        "requests": requests,
-        "events": rollouts.run_events(run),
-        "audit": audit.entries_for(run),
-        "next_states": rollouts.next_states(run),
-        "needs_resume": rollouts.needs_resume(run, now),
-        "can_change": access.can_change_run(request.user, run),
-        "denied_reason": rollouts.RUN_DENIED,
-        "poll": not summary.finished and run.spec.get("state") in (rollouts.RUN, rollouts.STOP),
-        "poll_seconds": RUN_POLL_SECONDS,
-        "spec_yaml": as_yaml(run.spec),
-    }
-
-
-@login_required
-@require_GET
-@listing.varies_with_htmx
-def run_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    run = _visible_run(request, pk, "hub", "placement")
-    context = _run_context(request, run)
-    template = "placement/_run_body.html" if listing.wants_fragment(request) else "placement/run_detail.html"
-    return render(request, template, context)
-
-
-@login_required
-@require_POST
-def run_state(request: SignedInRequest, pk: int) -> HttpResponse:
-    """Initialize / Run / Stop (POST + CSRF): permission-checked and audited by `rollouts.set_run_state`."""
-    run = _visible_run(request, pk, "hub")
-    state = request.POST.get("state", "")
-    try:
-        rollouts.set_run_state(run, state, request.user, request=request)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except ValidationError as exc:
-        messages.error(request, "; ".join(f"{path}: {', '.join(m)}" for path, m in exc.message_dict.items()))
-    else:
-        messages.success(request, f"{run.name}: state set to {state}.")
-    return redirect("placement:run-detail", pk=run.pk)
-
-
-@login_required
-@require_POST
-def run_resume(request: SignedInRequest, pk: int) -> HttpResponse:
-    """Resume (POST + CSRF): the run's step now; permission-checked and audited by `rollouts.resume_run`."""
-    run = _visible_run(request, pk, "hub")
-    try:
-        rollouts.resume_run(run, request.user, request=request)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    messages.success(request, f"{run.name}: resumed; its next step runs now.")
-    return redirect("placement:run-detail", pk=run.pk)
-
-
-def _names(request: HttpRequest, rows: QuerySet[Placement] | QuerySet[StagedUpdateStrategy]) -> list[str]:
-    """The names the user's roles show, for the form's suggestions."""
-    return sorted(set(access.visible(rows, request.user).values_list("name", flat=True)))
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def run_create(request: SignedInRequest) -> HttpResponse:
-    if not access.administers_any(request.user):
-        return _forbidden(request, access.ADMIN_NEEDED)
-    initial = {"placement_name": request.GET.get("placement", ""), "hub": request.GET.get("hub")}
-    form = RunForm(request.POST) if request.method == "POST" else RunForm(initial=initial)
-    if form.is_valid():
-        try:
-            run = rollouts.create_run(**form.run_fields(), actor=request.user, request=request)
-        except PermissionDenied as exc:
-            return _forbidden(request, str(exc))
-        except ValidationError as exc:
-            form.add_service_error(exc)
-        else:
-            return redirect("placement:run-detail", pk=run.pk)
-    external = {"kind": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "owner": Placement.Owner.DASHBOARD}
-    external_crps = Placement.objects.filter(spec__strategy__type=rollouts.EXTERNAL, **external)
-    context = {
-        "form": form,
-        "placements": _names(request, external_crps),
-        "strategies": _names(request, StagedUpdateStrategy.objects.all()),
-    }
-    return render(request, "placement/run_form.html", context, status=400 if form.errors else 200)
-
-
-@login_required
-@require_GET
-def strategy_list(request: SignedInRequest) -> HttpResponse:
-    strategies = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
-    strategies = access.visible(strategies, request.user)
-    filterset = StagedUpdateStrategyFilterSet(request.GET, queryset=strategies, request=request)
-    page = listing.filtered_page(request, filterset)
-    strategy_rows = listing.materialise(page)
-    runs = rollouts.run_counts(strategy_rows)
-    for strategy in strategy_rows:
-        strategy.run_count = runs.get((strategy.hub_id, strategy.name), 0)
-        strategy.spec_yaml = as_yaml(strategy.spec)
-    context = {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id"],
-        "page": page,
-        "columns": listing.sort_links(tables.STRATEGY_COLUMNS, request.GET),
-        "page_queries": listing.page_queries(request, page),
-        "can_add": access.administers_any(request.user),
-    }
-    return listing.render_list(
-        request, "placement/strategy_list.html", "placement/_strategy_table.html", context
-    )
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def strategy_create(request: SignedInRequest) -> HttpResponse:
-    if not access.administers_any(request.user):
-        return _forbidden(request, access.ADMIN_NEEDED)
-    if request.method == "GET":
-        form = StrategyForm(initial={"spec": as_yaml(EXAMPLE_STRATEGY)})
-    else:
-        form = StrategyForm(request.POST)
-        if form.is_valid():
-            try:
-                rollouts.create_strategy(**form.strategy_fields(), actor=request.user, request=request)
-            except PermissionDenied as exc:
-                return _forbidden(request, str(exc))
-            except ValidationError as exc:
-                form.add_service_error(exc)
-            else:
-                messages.success(request, f"Strategy {form.cleaned_data['name']} created.")
-                return redirect("placement:strategy-list")
-    status = 400 if form.errors else 200
-    return render(request, "placement/strategy_form.html", {"form": form}, status=status)
 
 
 # --- the toleration editor (placement.tolerations validates, previews and saves; hub-owned: read-only)
@@ -539,7 +292,7 @@ def _tolerations_saved(request: SignedInRequest, placement: Placement) -> HttpRe
 @listing.varies_with_htmx
 def placement_tolerations(request: SignedInRequest, pk: int) -> HttpResponse:
     """GET: the editor (the placement page loads it); POST: `add` a row, `preview` the diff, `save`."""
-    placement = _visible_placement(request, pk)
+    placement = visible_placement(request, pk)
     if request.method == "GET":
         return _toleration_response(request, placement)
     editor = ListEditor(
@@ -553,81 +306,3 @@ def placement_tolerations(request: SignedInRequest, pk: int) -> HttpResponse:
         saved=lambda: _tolerations_saved(request, placement),
     )
     return edit_rows(request, editor)
-
-
-# --- rolling updates and OCM rollout previews (placement.rolling, placement.rollout_preview) ---------------
-
-# the Rollout section refreshes itself this often while a rolling update moves
-ROLLOUT_POLL_SECONDS = 5
-
-
-def _rollout_context(
-    request: HttpRequest, placement: Placement, page: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The Rollout section; it reuses the page's bindings or decision pages, read once for both."""
-    page = page or {}
-    if placement.is_ocm:
-        pages = list(page.get("decision_pages", queries.decision_pages(placement)))
-        preview = rollout_preview.preview(placement, pages, timezone.now())
-        return {
-            "decision_pages": pages,
-            "ocm_rollout": preview,
-            "strategy_annotation": rollout_preview.STRATEGY_ANNOTATION,
-        }
-    rows = list(queries.bindings(placement))
-    summary = (placement.status or {}).get("rollout") or {}
-    rollout = {
-        "summary": summary,
-        "strategy": _strategy(placement),
-        "rolling": rolling.rolling_crp(placement) is not None,
-        "snapshot": rolling.latest_snapshot_name(placement),
-        "snapshot_info": (placement.status or {}).get("resourceSnapshot") or {},
-        "clusters": rolling.cluster_states(placement, rows),
-        "condition_columns": rolling.CONDITION_COLUMNS,
-        "can_roll": not placement.read_only and access.can_change(request.user, placement),
-        "polling": bool(summary.get("requeueAt")),
-        "poll_seconds": ROLLOUT_POLL_SECONDS,
-    }
-    return {"bindings": rows, "rollout": rollout}
-
-
-def _strategy(placement: Placement) -> dict[str, Any] | None:
-    """The CRP's rollout strategy with upstream's defaults filled in (None: a spec the parser rejects)."""
-    try:
-        strategy = service.parse_crp(placement).strategy
-    except ManifestError:
-        return None
-    config = strategy.rolling_update
-    if config is None:
-        return {"type": strategy.type, "rolling": False}
-    return {
-        "type": strategy.type,
-        "rolling": True,
-        "max_unavailable": config.max_unavailable,
-        "max_surge": config.max_surge,
-        "unavailable_period_seconds": config.unavailable_period_seconds,
-    }
-
-
-@login_required
-@require_GET
-def rollout_section(request: SignedInRequest, pk: int) -> HttpResponse:
-    """The Rollout section alone (htmx polls it while a rolling update moves)."""
-    placement = _visible_placement(request, pk)
-    context = {"placement": placement, **_rollout_context(request, placement)}
-    return render(request, "placement/_rollout_section.html", context)
-
-
-@login_required
-@require_POST
-def placement_rollout(request: SignedInRequest, pk: int) -> HttpResponse:
-    """Roll out a new resource snapshot (POST + CSRF; permission-checked and audited)."""
-    placement = _visible_placement(request, pk)
-    try:
-        index = rolling.roll_out_new_snapshot(placement, actor=request.user, request=request)
-    except PermissionDenied as exc:
-        return _forbidden(request, str(exc))
-    except ValidationError as exc:
-        return render(request, "placement/forbidden.html", {"reason": " ".join(exc.messages)}, status=400)
-    messages.success(request, f"Rolling out {placement.name}-{index}-snapshot.")
-    return redirect(reverse("placement:placement-detail", args=[placement.pk]) + "#rollout")

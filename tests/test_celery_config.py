@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings
 
 import inventory.tasks  # noqa: F401 - registers the tasks
+import placement.rollouts.tasks  # noqa: F401
 import placement.tasks  # noqa: F401
 from fleetui.celery import app
 

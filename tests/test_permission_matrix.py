@@ -43,7 +43,7 @@ from tests.placement.runs_support import approval_request, cluster_set
 ADMIN, VIEW = ClusterSetRole.Role.ADMIN, ClusterSetRole.Role.VIEW
 EDIT = NamespaceRole.Role.EDIT
 PROD = ["c-1", "c-2"]
-API, INV = "placement-api:", "inventory-api:"
+API, ROLL, INV = "placement-api:", "rollouts-api:", "inventory-api:"
 OCM_SPEC = {"clusterSets": ["prod"], "numberOfClusters": 1}
 CRP_SPEC = {"policy": {"placementType": "PickAll"}, "strategy": {"type": "External"}}
 TAINT = {"key": "maintenance", "value": "", "effect": "NoSelect"}
@@ -195,16 +195,16 @@ CASES = [
          lambda w: {"hub": w.east.pk, "manifests": SimpleUploadedFile("cart.yaml", CART)}, OCM_EDITORS),
     Case("page: tolerations", "post", url("placement:placement-tolerations", "shop"), tolerations_form,
          OCM_EDITORS),
-    Case("page: roll out a snapshot", "post", url("placement:placement-rollout", "checkout"), empty,
+    Case("page: roll out a snapshot", "post", url("rollouts:placement-rollout", "checkout"), empty,
          SET_ADMINS),
-    Case("page: run state", "post", url("placement:run-state", "run"), lambda w: {"state": "Run"},
+    Case("page: run state", "post", url("rollouts:run-state", "run"), lambda w: {"state": "Run"},
          SET_ADMINS),
-    Case("page: new run", "post", url("placement:run-create"),
+    Case("page: new run", "post", url("rollouts:run-create"),
          lambda w: {"hub": w.east.pk, "name": "checkout-9", "placement_name": "checkout",
                     "strategy_name": "strategy", "state": "Initialize"}, SET_ADMINS),
-    Case("page: new strategy", "post", url("placement:strategy-create"),
+    Case("page: new strategy", "post", url("rollouts:strategy-create"),
          lambda w: {"hub": w.east.pk, "name": "s2", "spec": "stages: [{name: all}]\n"}, SET_ADMINS),
-    Case("page: approve", "post", url("placement:approval-approve", "approval"), empty, SET_ADMINS),
+    Case("page: approve", "post", url("rollouts:approval-approve", "approval"), empty, SET_ADMINS),
     Case("page: taints", "post", url("inventory:cluster-taints", "cluster"), taints_form, SET_ADMINS),
     Case("page: bind a set", "post", url("inventory:clusterset-bind", "prod"),
          lambda w: {"namespace": "ops"}, BINDERS),
@@ -230,18 +230,18 @@ CASES = [
          lambda w: {"spec": {**OCM_SPEC, "numberOfClusters": 2}}, OCM_EDITORS, api=True),
     Case("api: delete placement", "delete", url(API + "placement-detail", "shop"), empty, OCM_EDITORS,
          api=True),
-    Case("api: roll out a snapshot", "post", url(API + "placement-rollout", "checkout"), empty, SET_ADMINS,
+    Case("api: roll out a snapshot", "post", url(ROLL + "placement-rollout", "checkout"), empty, SET_ADMINS,
          api=True),
-    Case("api: create strategy", "post", url(API + "strategy-list"),
+    Case("api: create strategy", "post", url(ROLL + "strategy-list"),
          lambda w: {"hub": "east", "name": "s2", "spec": {"stages": [{"name": "all"}]}}, SET_ADMINS,
          api=True),
-    Case("api: create run", "post", url(API + "run-list"),
+    Case("api: create run", "post", url(ROLL + "run-list"),
          lambda w: {"hub": "east", "name": "checkout-9",
                     "spec": {"placementName": "checkout", "stagedRolloutStrategyName": "strategy"}},
          SET_ADMINS, api=True),
-    Case("api: run state", "post", url(API + "run-state", "run"), lambda w: {"state": "Run"}, SET_ADMINS,
+    Case("api: run state", "post", url(ROLL + "run-state", "run"), lambda w: {"state": "Run"}, SET_ADMINS,
          api=True),
-    Case("api: approve", "post", url(API + "approval-approve", "approval"), empty, SET_ADMINS, api=True),
+    Case("api: approve", "post", url(ROLL + "approval-approve", "approval"), empty, SET_ADMINS, api=True),
     Case("api: taints", "patch", url(INV + "cluster-taints", "cluster"), lambda w: {"taints": [TAINT]},
          SET_ADMINS, api=True),
     Case("api: taints preview", "post", url(INV + "cluster-taints-preview", "cluster"),

@@ -13,8 +13,9 @@ from django.utils import timezone
 from demohub import DemoHub
 from demohub.store import Clock
 from inventory.models import ClusterSetRole, Hub, ManagedClusterSet
-from placement import rollouts, service
+from placement import service
 from placement.models import ApprovalRequest, Owner, Placement, StagedUpdateRun, StagedUpdateStrategy
+from placement.rollouts import runs as rollouts
 from tests.factories import (
     ClusterSetMembershipFactory,
     ClusterSetRoleFactory,

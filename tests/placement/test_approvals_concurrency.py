@@ -12,9 +12,10 @@ from django.db import connection
 from demohub import DemoHub
 from inventory.hubclient import HubClient
 from inventory.models import AuditEntry, Hub
-from placement import approvals, rollouts
-from placement.approvals import ApprovalResult
 from placement.models import ApprovalRequest, Owner
+from placement.rollouts import approvals
+from placement.rollouts import runs as rollouts
+from placement.rollouts.approvals import ApprovalResult
 from tests.factories import synced_demo_hub_row
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     STAGING,

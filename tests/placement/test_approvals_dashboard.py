@@ -9,8 +9,9 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 
 from inventory.models import AuditEntry
-from placement import approvals, rollouts
 from placement.models import ApprovalRequest, Owner, StagedUpdateRun
+from placement.rollouts import approvals
+from placement.rollouts import runs as rollouts
 from tests.factories import HubFactory
 from tests.placement.runs_support import VIEW, cluster_set, role_holder, stage_status
 

@@ -3,8 +3,9 @@ shows it, Approve asks the executor for a step, and that step accepts the approv
 
 import pytest
 
-from placement import approvals, rollouts
 from placement.models import ApprovalRequest
+from placement.rollouts import approvals
+from placement.rollouts import runs as rollouts
 from placement.scheduler.timeutil import parse_time
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     CANARY,

@@ -18,8 +18,8 @@ from kubernetes import client
 from demohub import DemoHub
 from inventory.hubclient import HubClient
 from inventory.models import AuditEntry, Hub
-from placement import approvals
 from placement.models import ApprovalRequest
+from placement.rollouts import approvals
 from placement.scheduler.timeutil import parse_time
 from tests.factories import GroupFactory, UserFactory, synced_demo_hub_row
 from tests.placement.runs_support import (  # noqa: F401 - fixtures

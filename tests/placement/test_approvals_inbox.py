@@ -7,9 +7,9 @@ import pytest
 from django.http import QueryDict
 
 from inventory.models import Hub
-from placement import approvals
-from placement.filtersets import ApprovalRequestFilterSet
 from placement.models import ApprovalRequest, Owner
+from placement.rollouts import approvals
+from placement.rollouts.filtersets import ApprovalRequestFilterSet
 from tests.factories import HubFactory, UserFactory
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     EAST_PROD,

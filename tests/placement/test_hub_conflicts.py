@@ -13,8 +13,9 @@ from demohub import DemoHub
 from demohub.store import CONCURRENT_WRITES_ANNOTATION
 from inventory import hubwrites
 from inventory.models import Hub
-from placement import hubbindings, rollouts, service
+from placement import hubbindings, service
 from placement.models import Placement
+from placement.rollouts import runs as rollouts
 from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     Stepper,

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from inventory.models import AuditEntry
-from placement import rolling
 from placement.models import Owner
+from placement.rollouts import rolling
 from tests.placement.rollout_hub import AVAILABLE, offline_crp
 
 pytestmark = pytest.mark.django_db

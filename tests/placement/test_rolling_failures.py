@@ -5,8 +5,8 @@ from django.contrib.auth.models import User
 
 from demohub import DemoHub
 from inventory.models import Hub
-from placement import rolling
 from placement.models import PlacementEvent
+from placement.rollouts import rolling
 from tests.placement.rollout_hub import (
     create_crp,
     crp_spec,

@@ -7,8 +7,9 @@ import pytest
 from django.utils import timezone
 
 from fleetui.celery import app
-from placement import rolling, service, tasks
+from placement import service
 from placement.models import Placement
+from placement.rollouts import rolling, tasks
 from placement.scheduler.timeutil import format_time
 from tests.factories import placement_role
 from tests.placement.rollout_hub import AVAILABLE, SPEC, offline_crp

@@ -13,8 +13,9 @@ from django.db import connection
 
 from demohub import DemoHub
 from fleetui.celery import app
-from placement import hubbindings, rolling
+from placement import hubbindings
 from placement.models import Placement
+from placement.rollouts import rolling
 from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.rollout_hub import AVAILABLE, create_crp, crp_spec, live_hub, offline_crp, snapshots
 

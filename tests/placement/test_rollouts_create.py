@@ -10,8 +10,9 @@ from django.contrib.auth.models import Permission, User
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from inventory.models import AuditEntry, ClusterSetRole, Hub, ManagedCluster
-from placement import access, rollouts
+from placement import access
 from placement.models import CRP_LABEL, Owner, Placement, StagedUpdateRun, StagedUpdateStrategy
+from placement.rollouts import runs as rollouts
 from tests.factories import (
     ClusterSetRoleFactory,
     HubFactory,

@@ -3,8 +3,9 @@ after every stage, binding row and hub object alike, and then the run succeeds."
 
 import pytest
 
-from placement import rollouts, service
+from placement import service
 from placement.models import ClusterResourceBinding
+from placement.rollouts import runs as rollouts
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,
     CANARY,

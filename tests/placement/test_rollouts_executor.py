@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from demohub import DemoHub
-from placement import rollouts
 from placement.models import ApprovalRequest, Owner, PlacementEvent
+from placement.rollouts import runs as rollouts
 from placement.scheduler.rollout.approval import approved_condition
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from demohub import DemoHub
 from inventory.models import AuditEntry
-from placement import rollouts
 from placement.models import StagedUpdateRun
+from placement.rollouts import runs as rollouts
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     CANARY,
     STAGING,
@@ -50,23 +50,23 @@ def moved(run: StagedUpdateRun) -> bool:
 
 def test_the_resume_button_steps_a_stuck_run(client: Client, stuck: StagedUpdateRun, editor) -> None:
     client.force_login(editor)
-    page = client.get(reverse("placement:run-detail", args=[stuck.pk])).content.decode()
+    page = client.get(reverse("rollouts:run-detail", args=[stuck.pk])).content.decode()
     assert 'id="run-resume"' in page
-    response = client.post(reverse("placement:run-resume", args=[stuck.pk]))
+    response = client.post(reverse("rollouts:run-resume", args=[stuck.pk]))
     assert response.status_code == 302
     assert moved(stuck) and stuck.requeue_at is not None
     entry = AuditEntry.objects.get(action=rollouts.RESUME_ACTION)
     assert (entry.actor, entry.outcome, entry.target) == (editor, AuditEntry.Outcome.OK, stuck.name)
-    page = client.get(reverse("placement:run-detail", args=[stuck.pk])).content.decode()
+    page = client.get(reverse("rollouts:run-detail", args=[stuck.pk])).content.decode()
     assert 'id="run-resume"' not in page  # moving again
 
 
 def test_viewers_see_no_button_and_are_refused(client: Client, stuck: StagedUpdateRun, hub_row) -> None:
     viewer = role_holder(hub_row, STAGING, VIEW, username="viewer")
     client.force_login(viewer)
-    page = client.get(reverse("placement:run-detail", args=[stuck.pk])).content.decode()
+    page = client.get(reverse("rollouts:run-detail", args=[stuck.pk])).content.decode()
     assert 'id="run-resume"' not in page
-    assert client.post(reverse("placement:run-resume", args=[stuck.pk])).status_code == 403
+    assert client.post(reverse("rollouts:run-resume", args=[stuck.pk])).status_code == 403
     assert not moved(stuck)
     refused = AuditEntry.objects.get(action=rollouts.RESUME_ACTION)
     assert (refused.actor, refused.outcome) == (viewer, AuditEntry.Outcome.DENIED)

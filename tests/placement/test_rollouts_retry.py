@@ -11,8 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from demohub import DemoHub
-from placement import rollouts, tasks
 from placement.models import StagedUpdateRun
+from placement.rollouts import runs as rollouts
+from placement.rollouts import tasks
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     CANARY,
     checkout_fixture,
@@ -49,9 +50,9 @@ def test_a_failed_step_is_retried_with_backoff_and_shows_its_error(
     assert cluster_states(run, "canary") == {CANARY[0]: ("Started",), CANARY[1]: ()}  # nothing was kept
 
     client.force_login(editor)
-    page = client.get(reverse("placement:run-detail", args=[run.pk])).content.decode()
+    page = client.get(reverse("rollouts:run-detail", args=[run.pk])).content.decode()
     assert 'id="run-error"' in page and "failed 1 time in a row" in page
-    body = client.get(reverse("placement-api:run-detail", args=[run.pk])).json()
+    body = client.get(reverse("rollouts-api:run-detail", args=[run.pk])).json()
     assert (body["attempts"], body["last_error"]) == (1, run.last_error)
     out = io.StringIO()
     call_command("runs", "show", run.name, stdout=out)
@@ -68,7 +69,7 @@ def test_a_failed_step_is_retried_with_backoff_and_shows_its_error(
     run.refresh_from_db()
     assert (run.attempts, run.last_error) == (0, "")
     assert cluster_states(run, "canary") == {CANARY[0]: ("Started", "Succeeded"), CANARY[1]: ("Started",)}
-    page = client.get(reverse("placement:run-detail", args=[run.pk])).content.decode()
+    page = client.get(reverse("rollouts:run-detail", args=[run.pk])).content.decode()
     assert 'id="run-error"' not in page
 
 

@@ -62,11 +62,11 @@ def test_viewing_a_due_run_changes_nothing(
     before = StagedUpdateRun.objects.filter(pk=run.pk).values().get()
     client.force_login(editor)
     for url in (
-        reverse("placement:run-detail", args=[run.pk]),
-        reverse("placement:run-list"),
+        reverse("rollouts:run-detail", args=[run.pk]),
+        reverse("rollouts:run-list"),
         reverse("placement:placement-detail", args=[checkout.pk]),
-        reverse("placement:rollout-section", args=[checkout.pk]),
-        reverse("placement-api:run-detail", args=[run.pk]),
+        reverse("rollouts:rollout-section", args=[checkout.pk]),
+        reverse("rollouts-api:run-detail", args=[run.pk]),
     ):
         assert client.get(url).status_code == 200, url
     assert StagedUpdateRun.objects.filter(pk=run.pk).values().get() == before

@@ -3,7 +3,7 @@ resumes it where it stopped. Against the demo hub, with its frozen clock."""
 
 import pytest
 
-from placement import rollouts
+from placement.rollouts import runs as rollouts
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,
     CANARY,

@@ -8,8 +8,9 @@ import pytest
 from django.utils import timezone
 
 from demohub import DemoHub
-from placement import rollouts, tasks
 from placement.models import Owner, PlacementEvent, StagedUpdateRun
+from placement.rollouts import runs as rollouts
+from placement.rollouts import tasks
 from tests.factories import StagedUpdateRunFactory
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,

@@ -12,8 +12,10 @@ from django.contrib.auth.models import User
 
 from demohub import DemoHub
 from fleetui.celery import app
-from placement import rollouts, service, tasks
+from placement import service
 from placement.models import ApprovalRequest, Placement, StagedUpdateRun
+from placement.rollouts import runs as rollouts
+from placement.rollouts import tasks
 from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.runs_support import CANARY, STRATEGY_SPEC, cluster_states, crp_spec
 

@@ -8,8 +8,8 @@ from rest_framework.test import APIClient
 
 from demohub import DemoHub
 from inventory.models import AuditEntry, Hub
-from placement import approvals
 from placement.models import ApprovalRequest
+from placement.rollouts import approvals
 from tests.factories import UserFactory, synced_demo_hub_row
 from tests.placement.runs_support import STAGING, VIEW, role_holder
 
@@ -47,7 +47,7 @@ def token_client(user: User) -> APIClient:
 
 
 def url(name: str, *args: object) -> str:
-    return reverse(f"placement-api:{name}", args=args)
+    return reverse(f"rollouts-api:{name}", args=args)
 
 
 def test_the_list_and_detail_carry_what_the_inbox_shows(request_row: ApprovalRequest, viewer: User) -> None:

@@ -11,8 +11,9 @@ from django.urls import reverse
 
 from demohub import DemoHub
 from inventory.models import AuditEntry, Hub
-from placement import approvals, rollouts
 from placement.models import ApprovalRequest, Owner, StagedUpdateRun
+from placement.rollouts import approvals
+from placement.rollouts import runs as rollouts
 from tests.factories import HubFactory
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     STAGING,
@@ -53,7 +54,7 @@ def signed_in(client: Client, user: User) -> Client:
 
 
 def approve_url(row: ApprovalRequest) -> str:
-    return reverse("placement:approval-approve", args=[row.pk])
+    return reverse("rollouts:approval-approve", args=[row.pk])
 
 
 def hub_conditions(fleet_hub: DemoHub) -> list[dict]:
@@ -84,7 +85,7 @@ def test_approve_redirects_to_the_inbox_with_the_state_then_shows_accepted_once_
     assert response.status_code == 302 and response["Location"] == f"{INBOX}?state=all&hub=demo"
     page = client.get(response["Location"]).content.decode()
     assert f"{REQUEST}: approved, waiting for acceptance." in page
-    row_url = reverse("placement:approval-row", args=[request_row.pk])
+    row_url = reverse("rollouts:approval-row", args=[request_row.pk])
     assert f'hx-get="{row_url}" hx-trigger="every 1s"' in page  # the row polls until accepted
     assert [c["type"] for c in hub_conditions(fleet_hub)] == ["Approved"]
 
@@ -97,7 +98,7 @@ def test_the_polled_row_re_reads_the_hub_and_sends_the_badge_along(
     client: Client, fleet_hub: DemoHub, request_row: ApprovalRequest, approver: User
 ) -> None:
     signed_in(client, approver).post(approve_url(request_row))
-    row_url = reverse("placement:approval-row", args=[request_row.pk])
+    row_url = reverse("rollouts:approval-row", args=[request_row.pk])
     assert 'data-state="approved"' in client.get(row_url).content.decode()
 
     fleet_hub.reconcile()
@@ -212,9 +213,9 @@ def test_a_running_dashboard_owned_run_can_be_stopped_from_its_approval(
 
     page = client.get(INBOX).content.decode()
 
-    stop = reverse("placement:run-state", args=[run.pk])
+    stop = reverse("rollouts:run-state", args=[run.pk])
     assert page.count('aria-label="Stop run ') == 1 and f'action="{stop}"' in page
-    assert f'<a href="{reverse("placement:run-detail", args=[run.pk])}">{run.name}</a>' in page
+    assert f'<a href="{reverse("rollouts:run-detail", args=[run.pk])}">{run.name}</a>' in page
     assert client.post(stop, {"state": "Stop"}).status_code == 302
     run.refresh_from_db()
     assert run.spec["state"] == "Stop"

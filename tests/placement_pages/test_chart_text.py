@@ -4,6 +4,7 @@ names and category labels as markup, and shows the escaped text as the literal c
 from datetime import UTC, datetime, timedelta
 
 from placement import tables
+from placement.rollouts import tables as run_tables
 from placement.summary import OCM_PLACEMENT
 
 LINK = '<a href="https://evil.example/">claim</a>'
@@ -38,10 +39,10 @@ def test_the_score_chart_escapes_prioritizer_and_cluster_names() -> None:
 
 def test_the_run_timeline_escapes_stage_and_cluster_names() -> None:
     began = NOW - timedelta(minutes=5)
-    cluster = tables.ClusterRow(LINK, tables.UPDATING, began)
-    stage = tables.StageRow("<br>canary", tables.UPDATING, began, None, (cluster,), ())
+    cluster = run_tables.ClusterRow(LINK, run_tables.UPDATING, began)
+    stage = run_tables.StageRow("<br>canary", run_tables.UPDATING, began, None, (cluster,), ())
 
-    figure = tables.timeline_figure([stage], NOW)
+    figure = run_tables.timeline_figure([stage], NOW)
 
     labels = [label for trace in figure["data"] for label in trace["y"]]
     assert labels == ["stage &lt;br&gt;canary", f"&lt;br&gt;canary · {ESCAPED_LINK}"]

@@ -8,8 +8,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from inventory.models import AuditEntry
-from placement import access, rolling
+from placement import access
 from placement.models import Owner, Placement
+from placement.rollouts import rolling
 from tests.factories import PlacementFactory, UserFactory
 from tests.placement.rollout_hub import AVAILABLE
 from tests.placement.rollout_hub import offline_crp as crp
@@ -24,7 +25,7 @@ def api_as(username: str, placement: Placement, role: str) -> APIClient:
 
 
 def url(placement: Placement) -> str:
-    return reverse("placement-api:placement-rollout", args=[placement.pk])
+    return reverse("rollouts-api:placement-rollout", args=[placement.pk])
 
 
 def test_get_answers_the_last_round_and_each_binding(tasks_in_process: None) -> None:

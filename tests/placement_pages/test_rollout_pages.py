@@ -8,8 +8,9 @@ from django.test import Client
 from django.urls import reverse
 
 from inventory.models import AuditEntry, Hub
-from placement import access, rolling
+from placement import access
 from placement.models import Owner, Placement
+from placement.rollouts import rolling
 from tests.factories import HubFactory, PlacementFactory, UserFactory, placement_role
 from tests.placement.rollout_hub import AVAILABLE, SPEC
 from tests.placement.rollout_hub import offline_crp as crp
@@ -62,7 +63,7 @@ def test_the_button_rolls_out_a_new_snapshot_wave_by_wave_and_is_audited(
     placement.bindings.update(status=AVAILABLE)
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = editor_client.post(reverse("placement:placement-rollout", args=[placement.pk]))
+        response = editor_client.post(reverse("rollouts:placement-rollout", args=[placement.pk]))
     assert response.status_code == 302 and response.url.endswith("#rollout")
     placement.refresh_from_db()
     assert placement.status["resourceSnapshot"]["index"] == 1
@@ -84,7 +85,7 @@ def test_viewers_see_no_button_and_may_not_roll_out(client: Client, offline: Hub
     placement = crp()
     client.force_login(placement_role(offline, role=VIEW, username="viewer"))
     assert 'id="rollout-button"' not in page(client, placement)
-    response = client.post(reverse("placement:placement-rollout", args=[placement.pk]))
+    response = client.post(reverse("rollouts:placement-rollout", args=[placement.pk]))
     assert response.status_code == 403 and access.CHANGE_DENIED in response.content.decode()
     entry = AuditEntry.objects.get(action="placement.rollout")
     assert (entry.actor_name, entry.outcome) == ("viewer", AuditEntry.Outcome.DENIED)
@@ -99,8 +100,8 @@ def test_users_without_a_role_on_the_hub_get_404(client: Client) -> None:
     staff.user_permissions.add(Permission.objects.get(codename="change_placement"))
     for outsider in (staff, elsewhere_admin(username="elsewhere")):
         client.force_login(outsider)
-        assert client.get(reverse("placement:rollout-section", args=[placement.pk])).status_code == 404
-        assert client.post(reverse("placement:placement-rollout", args=[placement.pk])).status_code == 404
+        assert client.get(reverse("rollouts:rollout-section", args=[placement.pk])).status_code == 404
+        assert client.post(reverse("rollouts:placement-rollout", args=[placement.pk])).status_code == 404
     assert not AuditEntry.objects.filter(outcome=AuditEntry.Outcome.OK).exists()
     placement.refresh_from_db()
     assert "resourceSnapshot" not in placement.status
@@ -112,7 +113,7 @@ def test_hub_mirrors_show_their_bindings_conditions_read_only(editor_client: Cli
     html = page(editor_client, placement)
     assert "the hub's rollout controller" in html and 'id="rollout-button"' not in html
     assert html.count("AllWorkAreAvailable") == 3
-    response = editor_client.post(reverse("placement:placement-rollout", args=[placement.pk]))
+    response = editor_client.post(reverse("rollouts:placement-rollout", args=[placement.pk]))
     assert response.status_code == 403 and "roll it out there" in response.content.decode()
 
 
@@ -125,13 +126,13 @@ def test_staged_crps_show_that_runs_roll_them_out(editor_client: Client) -> None
 def test_ocm_placements_cannot_roll_out_snapshots(client: Client) -> None:
     placement = PlacementFactory(owner=Owner.DASHBOARD)
     client.force_login(grant(UserFactory(username="editor"), placement, role=ADMIN))
-    response = client.post(reverse("placement:placement-rollout", args=[placement.pk]))
+    response = client.post(reverse("rollouts:placement-rollout", args=[placement.pk]))
     assert response.status_code == 400 and "resource snapshots" in response.content.decode()
 
 
 def test_the_section_alone_is_what_htmx_polls(editor_client: Client, tasks_in_process: None) -> None:
     placement = crp()
     rolling.run_round(placement)
-    response = editor_client.get(reverse("placement:rollout-section", args=[placement.pk]))
+    response = editor_client.get(reverse("rollouts:rollout-section", args=[placement.pk]))
     html = response.content.decode()
     assert response.status_code == 200 and html.strip().startswith("<section") and "Wave 1" in html

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from placement.models import Placement
-from placement.rollout_preview import STRATEGY_ANNOTATION
+from placement.rollouts.preview import STRATEGY_ANNOTATION
 from placement.scheduler.ocm.decisions import DECISION_GROUP_INDEX_LABEL, DECISION_GROUP_NAME_LABEL
 from tests.factories import PlacementDecisionFactory, PlacementFactory
 from tests.placement_pages.access_support import grant
@@ -41,7 +41,7 @@ def grouped(viewer: User, annotations: dict[str, str] | None = None) -> Placemen
 
 
 def preview(client: Client, placement: Placement) -> dict:
-    response = client.get(reverse("placement-api:placement-rollout", args=[placement.pk]))
+    response = client.get(reverse("rollouts-api:placement-rollout", args=[placement.pk]))
     assert response.status_code == 200
     return response.json()["preview"]
 

@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 
 from demohub import DemoHub
 from inventory.models import AuditEntry
-from placement import rollouts
 from placement.models import Owner, StagedUpdateRun
+from placement.rollouts import runs as rollouts
 from tests.factories import UserFactory, placement_role, synced_demo_hub_row
 from tests.placement.runs_support import (  # noqa: F401 - fixtures
     # noqa: F401 - fixtures,
@@ -36,7 +36,7 @@ def client_for(user) -> APIClient:
 
 
 def url(name: str, *args: object) -> str:
-    return reverse(f"placement-api:{name}", args=args)
+    return reverse(f"rollouts-api:{name}", args=args)
 
 
 def test_runs_are_listed_and_read_with_their_conditions(fleet_hub: DemoHub) -> None:

@@ -13,8 +13,9 @@ from django.urls import reverse
 
 from demohub import DemoHub
 from inventory.models import AuditEntry
-from placement import access, rollouts
+from placement import access
 from placement.models import Owner, StagedUpdateRun, StagedUpdateStrategy
+from placement.rollouts import runs as rollouts
 from tests.factories import (
     HubFactory,
     StagedUpdateRunFactory,
@@ -61,9 +62,9 @@ def test_the_list_shows_hub_and_dashboard_runs_with_their_conditions_and_filters
     # the view role on a populated set of each hub shows the runs of its CRPs
     demo_viewer = placement_role(hub, role=VIEW, username="demo-viewer")
     ops = placement_role(other, role=VIEW, user=placement_role(hub, role=VIEW, username="ops"))
-    page = text(signed_in(client, demo_viewer).get(reverse("placement:run-list")))
+    page = text(signed_in(client, demo_viewer).get(reverse("rollouts:run-list")))
     assert '<span id="result-count">1</span>' in page and ">mine<" not in page
-    page = text(signed_in(client, ops).get(reverse("placement:run-list")))
+    page = text(signed_in(client, ops).get(reverse("rollouts:run-list")))
     assert '<span id="result-count">2</span>' in page
     row = re.search(
         r"<tr>\s*<td class=\"name\"><a [^>]*>batch-jobs-rollout-1</a>.*?</tr>", page, re.S
@@ -81,11 +82,11 @@ def test_the_list_shows_hub_and_dashboard_runs_with_their_conditions_and_filters
         assert expected in row
     assert re.search(r'<td class="number"><a href="/approvals/\?q=batch-jobs-rollout-1">1</a></td>', row)
 
-    filtered = text(client.get(reverse("placement:run-list"), {"hub": "west"}, **HTMX))
+    filtered = text(client.get(reverse("rollouts:run-list"), {"hub": "west"}, **HTMX))
     assert '<span id="result-count">1</span>' in filtered and "mine" in filtered
     assert "<html" not in filtered  # the htmx fragment only
-    assert ">mine<" in text(client.get(reverse("placement:run-list"), {"owner": "dashboard"}))
-    assert client.get(reverse("placement:run-list"), {"state": "Sideways"}).status_code == 400
+    assert ">mine<" in text(client.get(reverse("rollouts:run-list"), {"owner": "dashboard"}))
+    assert client.get(reverse("rollouts:run-list"), {"state": "Sideways"}).status_code == 400
     assert hub.name == "demo"
 
 
@@ -95,7 +96,7 @@ def test_a_hub_owned_run_is_read_only_with_its_stages_and_timeline(
     hub = synced_demo_hub_row(fleet_hub)
     run = StagedUpdateRun.objects.get(hub=hub, name="batch-jobs-rollout-1")
     admin = placement_role(hub, username="ops")  # an admin: the refusal below is the owner's (the hub)
-    page = text(signed_in(client, admin).get(reverse("placement:run-detail", args=[run.pk])))
+    page = text(signed_in(client, admin).get(reverse("rollouts:run-detail", args=[run.pk])))
     assert 'id="run-read-only"' in page and 'id="run-actions"' not in page
     assert 'id="preview-heading"' not in page  # it started: stages and timeline instead
     figure = json.loads(
@@ -104,7 +105,7 @@ def test_a_hub_owned_run_is_read_only_with_its_stages_and_timeline(
     labels = [label for trace in figure["data"] for label in trace["y"]]
     assert "stage staging" in labels and any(label.startswith("staging · ") for label in labels)
     assert "after-stage Approval" in page and "batch-jobs-rollout-1-after-staging" in page
-    response = client.post(reverse("placement:run-state", args=[run.pk]), {"state": "Stop"})
+    response = client.post(reverse("rollouts:run-state", args=[run.pk]), {"state": "Stop"})
     assert response.status_code == 403
     assert "belongs to hub demo" in text(response)
     run.refresh_from_db()
@@ -115,7 +116,7 @@ def test_before_it_starts_a_run_shows_the_preview_and_the_initialisation_error(
     client: Client, hub_row, checkout, strategy, editor, stepped_by_hand
 ) -> None:
     run = new_run(hub_row, editor)
-    url = reverse("placement:run-detail", args=[run.pk])
+    url = reverse("rollouts:run-detail", args=[run.pk])
     page = text(signed_in(client, placement_role(hub_row, role=VIEW, username="ops")).get(url))
     assert 'id="preview-summary"' in page and "Before the run starts" in page
     assert stage_clusters(page, "canary") == CANARY
@@ -144,13 +145,13 @@ def test_run_and_stop_buttons_change_the_state_audited(
     client: Client, hub_row, checkout, strategy, editor, stepped_by_hand
 ) -> None:
     run = new_run(hub_row, editor)
-    url = reverse("placement:run-detail", args=[run.pk])
+    url = reverse("rollouts:run-detail", args=[run.pk])
     client.force_login(editor)
     page = text(client.get(url))
     buttons = re.findall(r'<button type="submit" class="button" name="state" value="(\w+)"', page)
     assert buttons == ["Run"]  # Initialize -> Stop is not a transition the CRD allows
     assert 'name="csrfmiddlewaretoken"' in page
-    response = client.post(reverse("placement:run-state", args=[run.pk]), {"state": "Run"}, follow=True)
+    response = client.post(reverse("rollouts:run-state", args=[run.pk]), {"state": "Run"}, follow=True)
     assert "checkout-1: state set to Run." in text(response)
     assert re.findall(r'name="state" value="(\w+)"', text(response)) == ["Stop"]
     run.refresh_from_db()
@@ -162,9 +163,7 @@ def test_run_and_stop_buttons_change_the_state_audited(
         "Run",
         "ok",
     )
-    response = client.post(
-        reverse("placement:run-state", args=[run.pk]), {"state": "Initialize"}, follow=True
-    )
+    response = client.post(reverse("rollouts:run-state", args=[run.pk]), {"state": "Initialize"}, follow=True)
     assert "invalid state transition: cannot transition from Run to Initialize" in text(response)
 
 
@@ -174,8 +173,8 @@ def test_a_viewer_may_not_press_a_button_and_others_do_not_see_the_run(
     """The view role shows the run without buttons (403, audited); staff with the model permission and
     admins of another hub's set do not see it (404). Admins of the set press them (the test above)."""
     run = new_run(hub_row, editor)
-    detail_url = reverse("placement:run-detail", args=[run.pk])
-    state_url = reverse("placement:run-state", args=[run.pk])
+    detail_url = reverse("rollouts:run-detail", args=[run.pk])
+    state_url = reverse("rollouts:run-state", args=[run.pk])
     signed_in(client, placement_role(hub_row, role=VIEW, username="viewer"))
     assert 'id="run-denied"' in text(client.get(detail_url))
     response = client.post(state_url, {"state": "Run"})
@@ -197,7 +196,7 @@ def test_the_new_run_form_creates_a_run_or_names_the_field_in_error(
     client: Client, hub_row, checkout, strategy, editor, stepped_by_hand
 ) -> None:
     client.force_login(editor)
-    form = text(client.get(reverse("placement:run-create"), {"placement": "checkout"}))
+    form = text(client.get(reverse("rollouts:run-create"), {"placement": "checkout"}))
     assert 'value="checkout"' in form and '<option value="canary-then-prod">' in form
     fields = {
         "hub": hub_row.pk,
@@ -206,14 +205,14 @@ def test_the_new_run_form_creates_a_run_or_names_the_field_in_error(
         "strategy_name": "nope",
         "state": "Initialize",
     }
-    response = client.post(reverse("placement:run-create"), fields)
+    response = client.post(reverse("rollouts:run-create"), fields)
     assert response.status_code == 400
     assert "spec.stagedRolloutStrategyName: ClusterStagedUpdateStrategy nope not found on hub demo" in text(
         response
     )
-    response = client.post(reverse("placement:run-create"), {**fields, "strategy_name": "canary-then-prod"})
+    response = client.post(reverse("rollouts:run-create"), {**fields, "strategy_name": "canary-then-prod"})
     run = StagedUpdateRun.objects.get(name="checkout-2")
-    assert response.url == reverse("placement:run-detail", args=[run.pk])
+    assert response.url == reverse("rollouts:run-detail", args=[run.pk])
     assert (run.owner, run.placement, run.spec["resourceSnapshotIndex"]) == (Owner.DASHBOARD, checkout, "")
 
     manifest = (
@@ -222,7 +221,7 @@ def test_the_new_run_form_creates_a_run_or_names_the_field_in_error(
         "stagedRolloutStrategyName: canary-then-prod, state: Sideways}\n"
     )
     response = client.post(
-        reverse("placement:run-create"), {"hub": hub_row.pk, "state": "Initialize", "manifest": manifest}
+        reverse("rollouts:run-create"), {"hub": hub_row.pk, "state": "Initialize", "manifest": manifest}
     )
     assert response.status_code == 400
     assert 'spec.state: Unsupported value: "Sideways": supported values: "Initialize", "Run", "Stop"' in text(
@@ -232,20 +231,20 @@ def test_the_new_run_form_creates_a_run_or_names_the_field_in_error(
 
 def test_the_strategy_pages_list_and_create_with_upstream_messages(client: Client, hub_row, editor) -> None:
     client.force_login(editor)
-    form = text(client.get(reverse("placement:strategy-create")))
+    form = text(client.get(reverse("rollouts:strategy-create")))
     assert "afterStageTasks" in form  # the example to start from
     bad = {"hub": hub_row.pk, "name": "two-stages", "spec": "stages:\n- name: Canary\n  labelSelector: {}\n"}
-    response = client.post(reverse("placement:strategy-create"), bad)
+    response = client.post(reverse("rollouts:strategy-create"), bad)
     assert response.status_code == 400
     assert "spec.stages[0].name: Invalid value: \"Canary\": should match '^[a-z0-9]+$'" in text(response)
     good = {**bad, "spec": "stages:\n- name: canary\n  labelSelector: {}\n"}
-    response = client.post(reverse("placement:strategy-create"), good, follow=True)
+    response = client.post(reverse("rollouts:strategy-create"), good, follow=True)
     page = text(response)
     assert "Strategy two-stages created." in page
     assert re.search(r"<summary>two-stages</summary>", page) and '<span class="chip">canary</span>' in page
     assert AuditEntry.objects.filter(action="strategy.create", actor_name="editor").count() == 1
     viewer = placement_role(hub_row, role=VIEW, username="viewer")
-    denied = signed_in(Client(), viewer).get(reverse("placement:strategy-create"))
+    denied = signed_in(Client(), viewer).get(reverse("rollouts:strategy-create"))
     assert denied.status_code == 403 and access.ADMIN_NEEDED in text(denied)
 
 
@@ -256,7 +255,7 @@ def test_new_runs_and_strategies_need_the_admin_role_on_a_set_of_their_hub(
     strategies they do not see are not suggested, and a run of one is as if it did not exist; with the
     view role on hub demo besides, the CRP is seen and the run refused (403, audited)."""
     signed_in(client, elsewhere_admin(username="elsewhere"))
-    form = text(client.get(reverse("placement:run-create")))
+    form = text(client.get(reverse("rollouts:run-create")))
     assert '<option value="canary-then-prod">' not in form
     fields = {
         "hub": hub_row.pk,
@@ -265,15 +264,15 @@ def test_new_runs_and_strategies_need_the_admin_role_on_a_set_of_their_hub(
         "strategy_name": "canary-then-prod",
         "state": "Initialize",
     }
-    response = client.post(reverse("placement:run-create"), fields)
+    response = client.post(reverse("rollouts:run-create"), fields)
     assert response.status_code == 400
     assert "spec.placementName: ClusterResourcePlacement checkout not found on hub demo" in text(response)
     good = {"hub": hub_row.pk, "name": "two", "spec": "stages:\n- name: canary\n  labelSelector: {}\n"}
-    response = client.post(reverse("placement:strategy-create"), good)
+    response = client.post(reverse("rollouts:strategy-create"), good)
     assert response.status_code == 403 and rollouts.STRATEGY_DENIED in text(response)
 
     signed_in(client, placement_role(hub_row, role=VIEW, user=elsewhere_admin(username="viewer")))
-    response = client.post(reverse("placement:run-create"), fields)
+    response = client.post(reverse("rollouts:run-create"), fields)
     assert response.status_code == 403 and rollouts.RUN_DENIED in text(response)
     denied = AuditEntry.objects.filter(outcome=AuditEntry.Outcome.DENIED)
     assert sorted(denied.values_list("actor_name", "action")) == [

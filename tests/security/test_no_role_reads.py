@@ -71,9 +71,9 @@ PAGES_WITH_COUNTS = (
     "inventory:clusterset-list",
     "inventory:audit-list",
     "placement:placement-list",
-    "placement:run-list",
-    "placement:strategy-list",
-    "placement:approval-list",
+    "rollouts:run-list",
+    "rollouts:strategy-list",
+    "rollouts:approval-list",
 )
 # a count shown next to a heading, as the list pages render it
 COUNT = re.compile(r'class="count"[^>]*>\s*([1-9]\d*)')

@@ -56,7 +56,7 @@ def test_the_pages_carry_the_names_escaped(client) -> None:
     score = figure_on(
         client.get(reverse("placement:placement-detail", args=[placement.pk])).text, "chart-data"
     )
-    timeline = figure_on(client.get(reverse("placement:run-detail", args=[run.pk])).text, "timeline-data")
+    timeline = figure_on(client.get(reverse("rollouts:run-detail", args=[run.pk])).text, "timeline-data")
 
     assert 'AddOn/&lt;a href="https://evil.example/"&gt;claim&lt;/a&gt;/score' in [
         t["name"] for t in score["data"]
@@ -80,7 +80,7 @@ def test_chromium_shows_the_names_literally(browser, live_server) -> None:  # no
     assert PRIORITIZER in page.locator("#score-chart .legendtext").all_text_contents()
     assert page.locator("#score-chart a").count() == 0
 
-    page.goto(live_server.url + reverse("placement:run-detail", args=[run.pk]))
+    page.goto(live_server.url + reverse("rollouts:run-detail", args=[run.pk]))
     page.wait_for_selector("#run-timeline .ytick")
     ticks = page.locator("#run-timeline .ytick text").all_text_contents()
     assert f"stage {STAGE}" in ticks and f"{STAGE} · {CLUSTER}" in ticks

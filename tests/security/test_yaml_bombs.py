@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from demohub import DemoHub
 from placement.models import Placement, StagedUpdateStrategy
-from placement.rollout_preview import STRATEGY_ANNOTATION
+from placement.rollouts.preview import STRATEGY_ANNOTATION
 from tests.factories import HubFactory, UserFactory, synced_demo_hub_row
 from tests.security.bounded import LiveSite, run_command
 
@@ -111,7 +111,7 @@ def test_new_strategy_form(live_site: LiveSite, admin: User) -> None:
     answer = live_site.request(
         session,
         "POST",
-        reverse("placement:strategy-create"),
+        reverse("rollouts:strategy-create"),
         data={"hub": hub.pk, "name": "bomb", "spec": BOMB},
     )
 

@@ -11,8 +11,8 @@ import pytest
 from demohub import DemoHub
 from fleetui import periodic
 from fleetui.celery import app
-from placement import rolling, views
 from placement.models import Placement
+from placement.rollouts import rolling, views
 from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.rollout_hub import create_crp, crp_spec, live_hub
 

@@ -4,7 +4,7 @@ Hub-owned requests are approved on the hub the way `kubectl fleet approve` does 
 fresh, merge-patch its status subresource with `Approved=True` whose observedGeneration is the
 object's current generation (a stale one is ignored by the hub), read it back, and store what the hub
 now has. The hub's run controller then sets `ApprovalAccepted`. Dashboard-owned requests get the same
-condition in the database; the dashboard's run executor accepts them (placement.rollouts).
+condition in the database; the dashboard's run executor accepts them (placement.rollouts.runs).
 
 Every attempt is audited (ok, no-op, denied or failed) with the actor and the hub's answer. Approving
 an approved request is a no-op, not an error; a row lock serialises approvers of one request so two
@@ -31,8 +31,8 @@ from inventory.hubclient import APPROVAL_REQUEST, KINDS_BY_NAME, HubClient, HubE
 from inventory.hubwrites import update_with_retry
 from inventory.models import AuditEntry, Hub
 from inventory.sync import apply_event
-from placement import rollouts
 from placement.models import ApprovalRequest, Owner, StagedUpdateRun
+from placement.rollouts import runs as rollouts
 from placement.scheduler.ocm.status import set_condition
 from placement.scheduler.rollout.approval import APPROVED, PENDING, approval_state, approved_condition
 from placement.scheduler.timeutil import parse_time

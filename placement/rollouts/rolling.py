@@ -32,8 +32,9 @@ from django.utils import timezone
 
 from inventory import audit
 from inventory.hubclient import HubError
-from placement import access, claims, history, hubbindings, queries, rollout_preview, service
+from placement import access, claims, history, hubbindings, queries, service
 from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
+from placement.rollouts import preview as rollout_preview
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
 from placement.scheduler.ocm.status import set_condition
@@ -396,13 +397,13 @@ def _record_events(
 
 def request_round(placement: Placement) -> None:
     """Run a round as soon as a worker can (in-process: now)."""
-    from placement import tasks
+    from placement.rollouts import tasks
 
     tasks.rolling_update_round.delay(placement.pk)
 
 
 def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime) -> None:
-    from placement import tasks
+    from placement.rollouts import tasks
 
     due = summary.get("requeueAt")
     if not due:

@@ -39,7 +39,7 @@ from django_stubs_ext import WithAnnotations
 from inventory import audit
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, Hub, ManagedCluster
-from placement import access, claims, history, hubbindings, service, tables, tasks
+from placement import access, claims, history, hubbindings, service
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -49,6 +49,7 @@ from placement.models import (
     StagedUpdateRun,
     StagedUpdateStrategy,
 )
+from placement.rollouts import tables, tasks
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet.types import PICK_FIXED, PICK_N
 from placement.scheduler.labels import dns_subdomain_error
@@ -152,7 +153,7 @@ def policy_snapshot(placement: Placement) -> PolicySnapshot | None:
 
 def latest_resource_snapshot_index(placement: Placement) -> str:
     """What `resourceSnapshotIndex: ""` means: the CRP's current resource snapshot (the rollout action
-    of placement.rolling bumps `status.resourceSnapshot.index`; 0 until then)."""
+    of placement.rollouts.rolling bumps `status.resourceSnapshot.index`; 0 until then)."""
     snapshot = (placement.status or {}).get("resourceSnapshot") or {}
     return str(snapshot.get("index", 0))
 

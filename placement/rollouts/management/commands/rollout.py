@@ -13,9 +13,9 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from placement import rolling
 from placement.management.commands.describe import BAD_INPUT, KINDS, _find
 from placement.models import Placement
+from placement.rollouts import rolling
 from placement.scheduler.render import aligned
 
 ACTOR = "rollout command"

@@ -18,8 +18,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from placement import rollouts, tables
 from placement.models import StagedUpdateRun
+from placement.rollouts import runs as rollouts
+from placement.rollouts import tables
 from placement.scheduler.render import aligned
 
 BAD_INPUT = 2

@@ -1,9 +1,9 @@
-"""Template context every page gets from the placement app."""
+"""Template context every page gets from the rollouts."""
 
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from placement import approvals
+from placement.rollouts import approvals
 
 
 def approvals_badge(request: HttpRequest) -> dict[str, object]:

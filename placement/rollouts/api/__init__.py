@@ -1,0 +1,1 @@
+"""The rollouts' REST API: approvals, staged update runs and strategies, rolling updates."""

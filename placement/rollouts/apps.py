@@ -1,0 +1,19 @@
+"""The rollouts' AppConfig: no models of its own, so Django finds its commands and Celery its tasks."""
+
+from django.apps import AppConfig
+
+
+class RolloutsConfig(AppConfig):
+    name = "placement.rollouts"
+    label = "rollouts"
+    verbose_name = "Rollouts"
+
+    def ready(self) -> None:
+        from placement import signals, views
+        from placement.rollouts import tasks
+        from placement.rollouts.views import placement_sections
+
+        # a reschedule that changed a dashboard-owned CRP's bindings starts a rolling-update round
+        signals.crp_bindings_changed.connect(tasks.on_crp_bindings_changed)
+        # the placement page's Rollout section and staged update runs
+        views.sections.fill(placement_sections)
