@@ -37,13 +37,25 @@ from placement.filtersets import (
     StagedUpdateRunFilterSet,
     StagedUpdateStrategyFilterSet,
 )
-from placement.models import ApprovalRequest, Placement, StagedUpdateRun, StagedUpdateStrategy
+from placement.models import (
+    ApprovalRequest,
+    ClusterResourceBinding,
+    Placement,
+    PlacementDecision,
+    StagedUpdateRun,
+    StagedUpdateStrategy,
+)
 from placement.scheduler.errors import ManifestError
-from placement.summary import FLEET_CRP
 
 logger = logging.getLogger(__name__)
 
 NON_FIELD = "non_field_errors"
+
+# The serializer of each family's stored result rows (PlacementDecisions, ClusterResourceBindings).
+_STORED_SERIALIZERS: dict[type[Any], type[ModelSerializer[Any]]] = {
+    PlacementDecision: api.PlacementDecisionSerializer,
+    ClusterResourceBinding: api.ClusterResourceBindingSerializer,
+}
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -164,9 +176,8 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
     def decisions(self, request: Request, pk: str | None = None) -> Response:
         """OCM: the PlacementDecision pages; Fleet: the ClusterResourceBindings with their state."""
         placement = self.get_object()
-        if placement.kind == FLEET_CRP:
-            return self._paged(queries.bindings(placement), api.ClusterResourceBindingSerializer)
-        return self._paged(queries.decision_pages(placement), api.PlacementDecisionSerializer)
+        rows = placement.family.stored_objects(placement)
+        return self._paged(rows, _STORED_SERIALIZERS[rows.model])
 
     @extend_schema(responses={200: api.DecisionChangeSerializer(many=True)})
     @action(detail=True, methods=["get"])
