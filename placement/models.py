@@ -87,10 +87,6 @@ class Placement(models.Model):
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
     @property
-    def is_ocm(self) -> bool:
-        return self.kind == self.Kind.PLACEMENT
-
-    @property
     def family(self) -> "Family":
         """The adapter of the placement's API family: what differs between OCM and Fleet."""
         # the adapters use the service, which uses these models: they are loaded on first use

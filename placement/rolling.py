@@ -32,7 +32,8 @@ from django.utils import timezone
 
 from inventory import audit
 from inventory.hubclient import HubError
-from placement import access, claims, history, hubbindings, queries, rollout_preview, service
+from placement import access, claims, families, history, hubbindings, queries, rollout_preview, service
+from placement.families.fleet import parse_stored
 from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
@@ -95,10 +96,10 @@ def latest_snapshot_name(placement: Placement) -> str:
 
 def rolling_crp(placement: Placement) -> fleet.ClusterResourcePlacement | None:
     """The parsed CRP when the dashboard runs its rolling update (dashboard-owned, RollingUpdate)."""
-    if placement.owner != Owner.DASHBOARD or placement.is_ocm:
+    if placement.owner != Owner.DASHBOARD or not placement.family.rolls_out_bindings:
         return None
     try:
-        parsed = service.parse_crp(placement)
+        parsed = parse_stored(placement)
     except ManifestError:
         return None
     strategy = parsed.strategy
@@ -140,7 +141,7 @@ def run_round(
 def _locked_round(placement: Placement, now: datetime, due: str | None) -> dict[str, Any] | None:
     with transaction.atomic():
         locked = Placement.objects.select_for_update().select_related("hub").filter(pk=placement.pk).first()
-        if locked is None or locked.owner != Owner.DASHBOARD or locked.is_ocm:
+        if locked is None or locked.owner != Owner.DASHBOARD or not locked.family.rolls_out_bindings:
             return None
         if due is not None and _superseded(locked, due, now):
             logger.debug("%s: round due at %s superseded", locked, due)
@@ -418,9 +419,10 @@ def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime)
 def due(now: datetime) -> list[int]:
     """Dashboard-owned CRPs whose next round is due and that no runner holds: the periodic runner (beat,
     or run_periodic without a broker) runs them."""
+    kinds = [family.kind for family in families.all_families() if family.rolls_out_bindings]
     rows = (
         Placement.objects.filter(claims.is_free(CLAIM_PREFIX, now))
-        .filter(owner=Owner.DASHBOARD, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+        .filter(owner=Owner.DASHBOARD, kind__in=kinds)
         .order_by("pk")
         .values_list("pk", "status__rollout__requeueAt")
     )
@@ -446,7 +448,7 @@ def roll_out_new_snapshot(
     if placement.read_only:
         audit.record_refusal(actor, SNAPSHOT_ACTION, placement, request=request)
         raise service.ReadOnlyPlacement(f"{placement} is owned by hub {placement.hub}; roll it out there")
-    if placement.is_ocm:
+    if not placement.family.rolls_out_bindings:
         raise ValidationError("only Fleet ClusterResourcePlacements have resource snapshots")
     now = timezone.now() if now is None else now
     with transaction.atomic():
@@ -508,7 +510,7 @@ def describe(placement: Placement) -> dict[str, Any]:
     """A placement's rollout as the API and the `rollout` command answer it: a Fleet CRP's last round
     and bindings, or an OCM Placement's step-by-step preview."""
     status = placement.status or {}
-    if placement.is_ocm:
+    if placement.family.previews_rollout:
         preview = rollout_preview.preview(placement, queries.decision_pages(placement), timezone.now())
         return {"kind": placement.kind, "owner": placement.owner, "preview": rollout_preview.as_dict(preview)}
     clusters = [

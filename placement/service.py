@@ -52,7 +52,6 @@ from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.manifests import (
     parse_cluster_resource_binding,
-    parse_cluster_resource_placement,
 )
 from placement.scheduler.fleet.report import FleetScheduleResult
 from placement.scheduler.ocm import types as ocm
@@ -68,8 +67,6 @@ FleetBinding = fleet.ClusterResourceBinding
 Actor = AbstractBaseUser | str | None
 
 FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
-# The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
-CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
 SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
 
 
@@ -337,12 +334,6 @@ def parse(placement: Placement, spec: Mapping[str, Any] | None = None) -> Parsed
     """The scheduler's view of the placement; raises ManifestError(field, message) as admission would."""
     parsed: Parsed = placement.family.parse(manifest(placement, spec))
     return parsed
-
-
-def parse_crp(placement: Placement) -> fleet.ClusterResourcePlacement:
-    """The scheduler's view of a Fleet ClusterResourcePlacement as stored; raises ManifestError as
-    admission would."""
-    return parse_cluster_resource_placement(manifest(placement), _ignore)
 
 
 def _now(now: datetime | None) -> datetime:

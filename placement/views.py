@@ -568,7 +568,7 @@ def _rollout_context(
 ) -> dict[str, Any]:
     """The Rollout section; it reuses the page's bindings or decision pages, read once for both."""
     page = page or {}
-    if placement.is_ocm:
+    if placement.family.previews_rollout:
         pages = list(page.get("decision_pages", queries.decision_pages(placement)))
         preview = rollout_preview.preview(placement, pages, timezone.now())
         return {

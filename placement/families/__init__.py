@@ -64,7 +64,13 @@ class Family(Protocol):
 
     @property
     def rolls_out_bindings(self) -> bool:
-        """A dashboard-owned placement's new bindings start a rolling-update round (placement.rolling)."""
+        """A dashboard-owned placement's bindings are written to its hub and rolled out by the dashboard
+        onto its resource snapshots (placement.rolling, placement.hubbindings)."""
+
+    @property
+    def previews_rollout(self) -> bool:
+        """Its rollout is the hub's, by decision groups; the dashboard previews it step by step
+        (placement.rollout_preview)."""
 
     @property
     def event_source(self) -> str:

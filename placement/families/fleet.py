@@ -36,6 +36,8 @@ from placement.scheduler.render import _bindings_table, _section
 if TYPE_CHECKING:
     from placement.queries import PlacementForList
 
+# The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
+CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
 # Fleet has no weights: its two score columns are already weighted sums (affinity terms) or spread.
 AFFINITY, TOPOLOGY = "Affinity", "TopologySpread"
 PREFERRED_PATH = ("affinity", "clusterAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
@@ -59,6 +61,7 @@ class FleetFamily:
     publishes_decisions = False
     # its bindings go to the hub, and a RollingUpdate CRP rolls onto them (placement.rolling)
     rolls_out_bindings = True
+    previews_rollout = False
     event_source = "scheduler"
 
     def policy_summary(self, spec: Mapping[str, Any]) -> str:
@@ -257,7 +260,7 @@ class FleetFamily:
             snapshot.bindings[placement.name] = service._converted(rows.values(), service._binding)
             scheduled = {
                 **fleet_result.condition.to_dict(),
-                "type": service.CRP_SCHEDULED,
+                "type": CRP_SCHEDULED,
                 "observedGeneration": parsed.generation,
             }
             placement.status = {

@@ -66,6 +66,7 @@ class OcmFamily:
     publishes_decisions = True
     # its decisions are read by the hub's own rollout of workloads, not rolled out by the dashboard
     rolls_out_bindings = False
+    previews_rollout = True
     # the component upstream records its events as
     event_source = "placementController"
 
