@@ -60,7 +60,7 @@ def rebuild(hub: Hub) -> None:
 
 def update_cluster(row: ManagedCluster) -> None:
     """Recompute the memberships of one stored cluster (after a watch event)."""
-    if row.kind != ManagedCluster.Kind.MANAGED_CLUSTER:
+    if not row.cluster_kind.in_cluster_sets:
         return
     sets = _scheduler_sets(row.hub)
     try:
