@@ -38,7 +38,7 @@ class Family(Protocol):
     def kind(self) -> str: ...
     @property
     def label(self) -> str:
-        """ "OCM" / "Fleet"."""
+        """OCM or Fleet, as lists show the family."""
 
     @property
     def api_version(self) -> str: ...
@@ -49,10 +49,6 @@ class Family(Protocol):
     @property
     def cluster_kind(self) -> str:
         """The ManagedCluster row kind its placements select (ManagedCluster or MemberCluster)."""
-
-    @property
-    def has_weights(self) -> bool:
-        """OCM prioritizers carry weights; Fleet's two score columns are already weighted sums."""
 
     @property
     def has_update_runs(self) -> bool:

@@ -47,7 +47,6 @@ class FleetFamily:
     kind = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT.value
     label = "Fleet"
     namespaced = False
-    has_weights = False
     tolerations_path = "spec.policy.tolerations"
     chart_title = "Affinity and topology spread scores"
     chart_axis = "score"

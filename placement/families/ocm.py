@@ -48,7 +48,6 @@ class OcmFamily:
     label = "OCM"
     api_version = API_VERSION
     namespaced = True
-    has_weights = True
     tolerations_path = "spec.tolerations"
     chart_title = "Weighted score contributions"
     chart_axis = "score × weight"
