@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from inventory import scheduler_inputs
-from inventory.models import ClusterSetMembership, Hub, ManagedCluster, ManagedClusterSet
+from inventory.models import CLUSTER_KINDS, ClusterSetMembership, Hub, ManagedCluster, ManagedClusterSet
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.ocm.clustersets import ClusterSetSelectorError, cluster_set_selector, sets_of_cluster
 from placement.scheduler.ocm.inventory import OcmInventory
@@ -39,7 +39,8 @@ def rebuild(hub: Hub) -> None:
     sets = _scheduler_sets(hub)
     pk_by_name: dict[str, int] = {}
     clusters = []
-    for row in ManagedCluster.objects.filter(hub=hub, kind=ManagedCluster.Kind.MANAGED_CLUSTER):
+    kinds = [kind for kind, cluster_kind in CLUSTER_KINDS.items() if cluster_kind.in_cluster_sets]
+    for row in ManagedCluster.objects.filter(hub=hub, kind__in=kinds):
         try:
             clusters.append(scheduler_inputs.managed_cluster(row))
         except ManifestError as exc:
@@ -60,7 +61,7 @@ def rebuild(hub: Hub) -> None:
 
 def update_cluster(row: ManagedCluster) -> None:
     """Recompute the memberships of one stored cluster (after a watch event)."""
-    if row.kind != ManagedCluster.Kind.MANAGED_CLUSTER:
+    if not row.cluster_kind.in_cluster_sets:
         return
     sets = _scheduler_sets(row.hub)
     try:

@@ -4,6 +4,7 @@ JSON columns hold the Kubernetes shapes unchanged (labels, claims, taints, quant
 so the scheduler adapters can read them back exactly as a hub serves them.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -165,8 +166,25 @@ class ManagedClusterQuerySet(models.QuerySet["ManagedCluster"]):
         return self.select_related("hub").order_by("name", "hub__name", "kind")
 
 
+@dataclass(frozen=True)
+class ClusterKind:
+    """What differs between the two kinds of cluster rows, asked of `ManagedCluster.cluster_kind` instead
+    of comparing kinds."""
+
+    # the family shown beside a cluster's name in lists ("": none, the default OCM)
+    badge: str
+    # OCM ManagedClusters belong to ManagedClusterSets (inventory.memberships)
+    in_cluster_sets: bool
+    # OCM add-on agents score ManagedClusters (AddOnPlacementScore)
+    has_add_on_scores: bool
+    # Fleet members report properties and resource usage
+    reports_properties: bool
+    # the taint editor's sentence on what the effects do to placements
+    taint_effects: str
+
+
 class ManagedCluster(HubObject):
-    """An OCM ManagedCluster or a KubeFleet MemberCluster; `kind` says which."""
+    """An OCM ManagedCluster or a KubeFleet MemberCluster; `kind` says which, `cluster_kind` what differs."""
 
     class Kind(models.TextChoices):
         MANAGED_CLUSTER = "ManagedCluster"
@@ -221,12 +239,38 @@ class ManagedCluster(HubObject):
             models.Index(fields=["hub", "stale"]),
         ]
 
+    @property
+    def cluster_kind(self) -> ClusterKind:
+        return CLUSTER_KINDS[self.kind]
+
     def label_chips(self, limit: int = 4) -> list[str]:
         """`key=value` for the first labels by key, for compact lists."""
         return [f"{key}={value}" for key, value in sorted(self.labels.items())[:limit]]
 
     def hidden_label_count(self, limit: int = 4) -> int:
         return max(len(self.labels) - limit, 0)
+
+
+CLUSTER_KINDS: dict[str, ClusterKind] = {
+    ManagedCluster.Kind.MANAGED_CLUSTER: ClusterKind(
+        badge="",
+        in_cluster_sets=True,
+        has_add_on_scores=True,
+        reports_properties=False,
+        taint_effects=(
+            "NoSelect keeps the cluster from placements that do not tolerate the taint, NoSelectIfNew only "
+            "from those not holding it yet; PreferNoSelect has no effect on scheduling today. The hub "
+            "stamps the time a taint is added or changed."
+        ),
+    ),
+    ManagedCluster.Kind.MEMBER_CLUSTER: ClusterKind(
+        badge="Fleet",
+        in_cluster_sets=False,
+        has_add_on_scores=False,
+        reports_properties=True,
+        taint_effects="NoSchedule keeps the cluster from new placements that do not tolerate the taint.",
+    ),
+}
 
 
 class ManagedClusterSet(HubObject):

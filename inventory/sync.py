@@ -42,7 +42,6 @@ class SyncFailed(HubError):
 
 
 Record = dict[str, Any]
-OCM_CLUSTER = ManagedCluster.Kind.MANAGED_CLUSTER
 
 
 def _key(lookup: dict[str, Any]) -> tuple[Any, ...]:
@@ -393,13 +392,13 @@ def _after_write(hub: Hub, log: changes.ChangeLog, *, single: bool = False) -> c
     if not log:
         return changes.HubChanges(hub.pk)
     rows = [row for pair in log.rows for row in pair if row is not None]
-    ocm_clusters = [r for r in rows if isinstance(r, ManagedCluster) and r.kind == OCM_CLUSTER]
+    ocm_clusters = [r for r in rows if isinstance(r, ManagedCluster) and r.cluster_kind.in_cluster_sets]
     if any(isinstance(row, ManagedClusterSet) for row in rows) or (ocm_clusters and not single):
         memberships.rebuild(hub)
     elif single:
         # a deleted cluster's memberships went with it (cascade); a saved one is recomputed alone
         for _, new in log.rows:
-            if isinstance(new, ManagedCluster) and new.kind == OCM_CLUSTER:
+            if isinstance(new, ManagedCluster) and new.cluster_kind.in_cluster_sets:
                 memberships.update_cluster(new)
     hub_changes = changes.build(hub, log)
     changes.record(hub_changes)

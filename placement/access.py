@@ -15,6 +15,8 @@ shared by the service, the editors, the pages and the API. The rules that narrow
 (`visible`) are registered with `inventory.roles` by `register_rules` when the app is ready.
 """
 
+import functools
+import operator
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -27,6 +29,7 @@ from django.http import HttpRequest
 
 from inventory import audit, roles
 from inventory.models import Hub
+from placement import families
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -61,9 +64,8 @@ class ReadOnlyPlacement(PermissionDenied):
 
 
 def _placement_rule(held: roles.Held) -> Q:
-    ocm = roles.namespaced_access(held, OuterRef("hub_id"), OuterRef("namespace"))
-    fleet = Q(Exists(roles.populated_sets_of(held.sets, OuterRef("hub_id"))))
-    return Q(ocm, kind=Placement.Kind.PLACEMENT) | Q(fleet, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+    rules = (Q(family.access_rule(held), kind=family.kind) for family in families.all_families())
+    return functools.reduce(operator.or_, rules)
 
 
 def _through_placement(path: str) -> roles.Rule:
@@ -105,12 +107,7 @@ def can_place(user: User, hub: Hub, kind: str, namespace: str = "", action: str 
     on `hub` before it exists, e.g. to add one: the same rule as `visible` on existing placements (OCM:
     a role in the namespace or a viewed set bound to it; Fleet: a populated set of the hub); one query."""
 
-    def check(held: roles.Held) -> bool:
-        if kind == Placement.Kind.PLACEMENT:
-            return Hub.objects.filter(roles.namespaced_access(held, hub.pk, namespace), pk=hub.pk).exists()
-        return roles.populated_sets_of(held.sets, hub.pk).exists()
-
-    return roles.decide(user, action, check)
+    return roles.decide(user, action, lambda held: families.family(kind).may_place(held, hub, namespace))
 
 
 def can_add(user: User, hub: Hub, kind: str, namespace: str = "") -> bool:

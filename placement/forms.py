@@ -196,10 +196,13 @@ class TolerationForm(forms.Form):
 
 class BaseTolerationFormSet(RowFormSet):
     def __init__(self, data: QueryDict | None = None, *, placement: Placement, **kwargs: Any) -> None:
-        self.path = tolerations.path(placement)
+        family = placement.family
+        self.path = family.tolerations_path
         kwargs.setdefault("initial", tolerations.current(placement))
-        effects = editing.EFFECTS[editing.OCM_CLUSTER if placement.is_ocm else editing.FLEET_CLUSTER]
-        form_kwargs = {"effects": effects, "seconds": placement.is_ocm}
+        form_kwargs = {
+            "effects": editing.EFFECTS[family.cluster_kind],
+            "seconds": family.has_toleration_seconds,
+        }
         super().__init__(data, prefix="tolerations", form_kwargs=form_kwargs, **kwargs)
 
 

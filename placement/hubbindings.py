@@ -49,7 +49,8 @@ def selector(placement: Placement) -> str:
 
 def writes_to_hub(placement: Placement) -> bool:
     """Dashboard-owned CRPs of hubs that serve Fleet have their bindings on the hub."""
-    return placement.owner == Owner.DASHBOARD and not placement.is_ocm and placement.hub.serves_fleet
+    owned = placement.owner == Owner.DASHBOARD
+    return owned and placement.family.rolls_out_bindings and placement.hub.serves_fleet
 
 
 def binding_object(placement: Placement, row: ClusterResourceBinding) -> dict[str, Any]:

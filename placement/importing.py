@@ -96,11 +96,8 @@ def _validation_problems(document: Document, exc: ValidationError) -> list[str]:
 
 
 def _identity(item: ParsedObject) -> tuple[str, str, str]:
-    kind = (
-        Placement.Kind.PLACEMENT
-        if item.document.kind == PLACEMENT
-        else Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
-    )
+    # the applied kinds (APPLIED_KINDS) are the Placement.Kind values
+    kind = item.document.kind
     # the parser applied kubectl's "default" namespace to OCM Placements
     return kind, getattr(item.value, "namespace", "") or "", item.document.name
 

@@ -6,6 +6,8 @@ who decides: `hub` rows (and their decisions and bindings) mirror the hub's obje
 decisions. spec/status are stored exactly as the Kubernetes objects carry them.
 """
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -13,7 +15,9 @@ from django.db.models import Q
 from core.fields import CompressedJSONField
 from inventory.models import Hub
 from inventory.models import Owner as Owner  # the sync reads it too; placement code names it from here
-from placement import summary
+
+if TYPE_CHECKING:
+    from placement.families import Family
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
 CRP_LABEL = "kubernetes-fleet.io/parent-CRP"
@@ -30,8 +34,8 @@ class PlacementQuerySet(models.QuerySet["Placement"]):
 
 class Placement(models.Model):
     class Kind(models.TextChoices):
-        PLACEMENT = summary.OCM_PLACEMENT, "OCM Placement"
-        CLUSTER_RESOURCE_PLACEMENT = summary.FLEET_CRP, "Fleet ClusterResourcePlacement"
+        PLACEMENT = "Placement", "OCM Placement"
+        CLUSTER_RESOURCE_PLACEMENT = "ClusterResourcePlacement", "Fleet ClusterResourcePlacement"
 
     Owner = Owner
 
@@ -83,8 +87,12 @@ class Placement(models.Model):
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
     @property
-    def is_ocm(self) -> bool:
-        return self.kind == self.Kind.PLACEMENT
+    def family(self) -> "Family":
+        """The adapter of the placement's API family: what differs between OCM and Fleet."""
+        # the adapters use the service, which uses these models: they are loaded on first use
+        from placement.families import family
+
+        return family(self.kind)
 
     @property
     def read_only(self) -> bool:
@@ -93,7 +101,7 @@ class Placement(models.Model):
 
     @property
     def policy_summary(self) -> str:
-        return summary.policy_summary(self.kind, self.spec)
+        return self.family.policy_summary(self.spec)
 
 
 class PlacementDecision(models.Model):

@@ -106,7 +106,7 @@ def publish_placement(placement: Placement) -> PublishReport:
     """Make the hub's publish namespace hold exactly the placement's decisions; raises HubError."""
     report = PublishReport()
     namespace = placement.hub.publish_namespace
-    if not namespace or placement.owner != Owner.DASHBOARD or not placement.is_ocm:
+    if not namespace or placement.owner != Owner.DASHBOARD or not placement.family.publishes_decisions:
         return report
     desired = desired_objects(placement)
     with HubClient(placement.hub) as client:

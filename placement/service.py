@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import bisect
 import copy
-import hashlib
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -53,18 +51,11 @@ from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.manifests import (
     parse_cluster_resource_binding,
-    parse_cluster_resource_placement,
-    parse_fleet_object,
 )
 from placement.scheduler.fleet.report import FleetScheduleResult
-from placement.scheduler.fleet.schedule import schedule_crp
 from placement.scheduler.ocm import types as ocm
-from placement.scheduler.ocm.decisions import CREATE, DELETE, PATCH_LABELS, PATCH_STATUS, BindPlan
 from placement.scheduler.ocm.inventory import OcmInventory
-from placement.scheduler.ocm.manifests import parse_ocm_object, parse_placement
 from placement.scheduler.ocm.report import OcmScheduleResult
-from placement.scheduler.ocm.schedule import schedule_placement
-from placement.scheduler.ocm.status import set_condition
 
 logger = logging.getLogger(__name__)
 
@@ -74,10 +65,7 @@ Parsed = ocm.Placement | fleet.ClusterResourcePlacement
 FleetBinding = fleet.ClusterResourceBinding
 Actor = AbstractBaseUser | str | None
 
-OCM_API_VERSION = "cluster.open-cluster-management.io/v1beta1"
 FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
-# The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
-CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
 SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
 
 
@@ -276,10 +264,11 @@ def manifest(placement: Placement, spec: Mapping[str, Any] | None = None) -> dic
     metadata: dict[str, Any] = {"name": placement.name, "labels": placement.labels}
     if placement.annotations:
         metadata["annotations"] = placement.annotations
-    if placement.is_ocm:
+    family = placement.family
+    if family.namespaced:
         metadata["namespace"] = placement.namespace
     return {
-        "apiVersion": OCM_API_VERSION if placement.is_ocm else FLEET_API_VERSION,
+        "apiVersion": family.api_version,
         "kind": placement.kind,
         "metadata": metadata,
         "spec": dict(placement.spec if spec is None else spec),
@@ -288,23 +277,8 @@ def manifest(placement: Placement, spec: Mapping[str, Any] | None = None) -> dic
 
 def parse(placement: Placement, spec: Mapping[str, Any] | None = None) -> Parsed:
     """The scheduler's view of the placement; raises ManifestError(field, message) as admission would."""
-    doc = manifest(placement, spec)
-    parsed = parse_ocm_object(doc, _ignore) if placement.is_ocm else parse_fleet_object(doc, _ignore)
-    # the manifest names the placement's own kind, which is what its parser answers
-    assert isinstance(parsed, Parsed)
+    parsed: Parsed = placement.family.parse(manifest(placement, spec))
     return parsed
-
-
-def parse_crp(placement: Placement) -> fleet.ClusterResourcePlacement:
-    """The scheduler's view of a Fleet ClusterResourcePlacement as stored; raises ManifestError as
-    admission would."""
-    return parse_cluster_resource_placement(manifest(placement), _ignore)
-
-
-def parse_ocm(placement: Placement) -> ocm.Placement:
-    """The scheduler's view of an OCM Placement as stored, for the trigger chain's rules; raises what the
-    Placement parser raises."""
-    return parse_placement(manifest(placement), _ignore)
 
 
 def _now(now: datetime | None) -> datetime:
@@ -331,65 +305,7 @@ def evaluate(
     """
     parsed = parse(placement, spec)
     snapshot = snapshot or hub_snapshot(placement.hub, _now(now))
-    return _schedule(placement, parsed, snapshot, _now(now), spec=spec)
-
-
-def _schedule(
-    placement: Placement,
-    parsed: Parsed,
-    snapshot: HubSnapshot,
-    now: datetime,
-    *,
-    spec: Mapping[str, Any] | None = None,
-) -> ScheduleResult:
-    if isinstance(parsed, ocm.Placement):
-        return schedule_placement(parsed, snapshot.ocm, now, existing_conditions=_conditions(placement))
-    return _schedule_crp(placement, parsed, snapshot, now, spec=spec)
-
-
-def _schedule_crp(
-    placement: Placement,
-    parsed: fleet.ClusterResourcePlacement,
-    snapshot: HubSnapshot,
-    now: datetime,
-    *,
-    spec: Mapping[str, Any] | None = None,
-) -> FleetScheduleResult:
-    bindings = snapshot.bindings.get(placement.name, ())
-    index, _ = policy_snapshot(placement, bindings, spec)
-    try:
-        return schedule_crp(
-            parsed, snapshot.fleet, bindings, now, policy_snapshot_name=f"{placement.name}-{index}"
-        )
-    except fleet.SchedulingError as exc:
-        raise ManifestError("spec.policy", str(exc)) from None
-
-
-def policy_snapshot(
-    placement: Placement,
-    bindings: Iterable[fleet.ClusterResourceBinding],
-    spec: Mapping[str, Any] | None = None,
-) -> tuple[int, str]:
-    """(index, policy hash) of the ClusterSchedulingPolicySnapshot upstream would schedule `spec` under.
-
-    upstream makes a new snapshot (index + 1) whenever the policy changes, except `numberOfClusters`,
-    which is an annotation of the same snapshot; bindings of older snapshots are then obsolete. Hub
-    mirrors: the newest `<crp>-<index>` their bindings name (the hub's snapshots are not mirrored).
-    """
-    policy = dict(((placement.spec if spec is None else spec) or {}).get("policy") or {})
-    policy.pop("numberOfClusters", None)
-    digest = hashlib.sha256(json.dumps(policy, sort_keys=True).encode()).hexdigest()[:16]
-    if placement.read_only:
-        prefix = f"{placement.name}-"
-        indices = [
-            int(name[len(prefix) :])
-            for name in (b.scheduling_policy_snapshot_name for b in bindings)
-            if name.startswith(prefix) and name[len(prefix) :].isdigit()
-        ]
-        return max(indices, default=0), digest
-    stored = (placement.status or {}).get("policySnapshot") or {}
-    index = int(stored.get("index", 0))
-    return (index + 1 if stored.get("hash") not in (None, digest) else index), digest
+    return placement.family.schedule(placement, parsed, snapshot, _now(now), spec=spec)
 
 
 def decision_diff(before: Sequence[str], after: Sequence[str]) -> dict[str, list[str]]:
@@ -487,14 +403,7 @@ class _Stored:
         query = Placement.objects.select_for_update() if lock else Placement.objects
         spec, status = query.values_list("spec", "status").get(pk=placement.pk)
         status = status or {}
-        rows: list[Any]
-        fingerprint: tuple[tuple[Any, ...], ...]
-        if placement.is_ocm:
-            rows = decisions = list(placement.decisions.filter(owner=Owner.DASHBOARD).order_by("pk"))
-            fingerprint = tuple((r.pk, r.name, r.labels, r.decisions) for r in decisions)
-        else:
-            rows = bindings = list(placement.bindings.filter(owner=Owner.DASHBOARD).order_by("pk"))
-            fingerprint = tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in bindings)
+        rows, fingerprint = placement.family.stored_rows(placement)
         return cls(
             spec or {},
             tuple(status.get(key) for key in _SCHEDULING_STATUS_KEYS),
@@ -518,13 +427,11 @@ def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: dat
         return _error_writer(placement, f"{exc.field}: {exc.message}", now, stored)
     if placement.read_only:
         return _plan_observed(placement, parsed, snapshot, now)
-    if isinstance(parsed, ocm.Placement):
-        return _plan_ocm(placement, parsed, stored, snapshot, now)
-    return _plan_fleet(placement, parsed, stored, snapshot, now)
+    return placement.family.plan(placement, parsed, stored, snapshot, now)
 
 
 def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stored) -> Writer:
-    selected = _selected(placement, stored)
+    selected = placement.family.selected(stored.rows)
 
     def write() -> Outcome:
         placement.explanation = {"error": error}
@@ -533,12 +440,6 @@ def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stor
         return Outcome(selected, selected, changed_decisions=False)
 
     return write
-
-
-def _selected(placement: Placement, stored: _Stored) -> list[str]:
-    if placement.is_ocm:
-        return sorted({name for row in stored.rows for name in _cluster_names(row.decisions)})
-    return _bound_clusters(_converted(stored.rows, _binding))
 
 
 def _save_run(placement: Placement, explained: dict[str, Any], now: datetime) -> None:
@@ -551,10 +452,7 @@ def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, 
     """Hub-owned: explain, never decide. The selection is what the hub's own objects say."""
     result, error = _schedule_or_error(placement, parsed, snapshot, now)
     explained = explanation(result) if result is not None else {"error": error}
-    if placement.is_ocm:
-        selected = sorted(snapshot.ocm.decided_cluster_names(placement.namespace, placement.name))
-    else:
-        selected = _bound_clusters(snapshot.bindings.get(placement.name, ()))
+    selected = placement.family.observed_selection(placement, snapshot)
 
     def write() -> Outcome:
         _save_run(placement, explained, now)
@@ -568,154 +466,9 @@ def _schedule_or_error(
     placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime
 ) -> tuple[ScheduleResult | None, str]:
     try:
-        return _schedule(placement, parsed, snapshot, now), ""
+        return placement.family.schedule(placement, parsed, snapshot, now), ""
     except ManifestError as exc:
         return None, exc.message
-
-
-def _bound_clusters(bindings: Iterable[fleet.ClusterResourceBinding]) -> list[str]:
-    return sorted(
-        {b.target_cluster for b in bindings if b.state != fleet.STATE_UNSCHEDULED and not b.deleting}
-    )
-
-
-def _plan_ocm(
-    placement: Placement, parsed: ocm.Placement, stored: _Stored, snapshot: HubSnapshot, now: datetime
-) -> Writer:
-    rows = {row.name: row for row in stored.rows}
-    # another worker may have rescheduled it since this process built its snapshot
-    snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
-    before = _selected(placement, stored)
-    result = schedule_placement(parsed, snapshot.ocm, now, existing_conditions=_conditions(placement))
-    explained = explanation(result)
-    expiry = snapshot.next_score_expiry(_add_on_resources(parsed), now)
-
-    def write() -> Outcome:
-        # a skipped or failed run plans no binds
-        if result.skipped or result.error is not None or result.plan is None:
-            _save_run(placement, explained, now)
-            return Outcome(before, before, changed_decisions=False)
-        changed = _apply_bind_plan(placement, rows, result.plan)
-        snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
-        placement.status = {
-            **placement.status,
-            "numberOfSelectedClusters": result.number_of_selected_clusters,
-            "decisionGroups": result.decision_groups,
-            "conditions": result.conditions,
-        }
-        _save_run(placement, explained, now)
-        history.record_events(placement, result.events, now)
-        after = sorted({name for row in rows.values() for name in _cluster_names(row.decisions)})
-        outcome = Outcome(before, after, changed)
-        if result.requeue_after is not None:
-            outcome.due, outcome.due_trigger = now + result.requeue_after, "taint toleration expired"
-        if expiry is not None and (outcome.due is None or expiry < outcome.due):
-            outcome.due, outcome.due_trigger = expiry, "add-on score expired"
-        return outcome
-
-    return write
-
-
-def _own(rows: Iterable[PlacementDecision]) -> list[ocm.PlacementDecision]:
-    return [_decision(row.namespace, row.name, row.labels, row.decisions) for row in rows]
-
-
-def _cluster_names(entries: Sequence[Any]) -> list[str]:
-    return [str(e.get("clusterName", "")) for e in entries if isinstance(e, Mapping)]
-
-
-def _add_on_resources(parsed: ocm.Placement) -> set[str]:
-    return {
-        config.score_coordinate.add_on.resource_name
-        for config in parsed.prioritizer_policy.configurations
-        if config.score_coordinate is not None and config.score_coordinate.add_on is not None
-    }
-
-
-def _apply_bind_plan(placement: Placement, rows: dict[str, PlacementDecision], plan: BindPlan) -> bool:
-    """Write the bind step's API calls to the rows, in upstream order; `rows` ends as the stored state."""
-    created, updated, deleted = [], {}, []
-    for action in plan.actions:
-        manifest_ = action.manifest or {}
-        if action.verb == CREATE:
-            # a real API server drops status on create; the status patch that follows fills it in
-            rows[action.name] = PlacementDecision(
-                placement=placement,
-                hub=placement.hub,
-                owner=Owner.DASHBOARD,
-                namespace=placement.namespace,
-                name=action.name,
-                labels=manifest_["metadata"]["labels"],
-                decisions=[],
-            )
-            created.append(rows[action.name])
-        elif action.verb == PATCH_STATUS:
-            rows[action.name].decisions = manifest_["status"]["decisions"]
-            updated[action.name] = rows[action.name]
-        elif action.verb == PATCH_LABELS:
-            rows[action.name].labels = manifest_["metadata"]["labels"]
-            updated[action.name] = rows[action.name]
-        elif action.verb == DELETE:
-            deleted.append(rows.pop(action.name).pk)
-    PlacementDecision.objects.bulk_create(created)
-    # a page created and patched in one pass was created with its final content
-    PlacementDecision.objects.bulk_update(
-        [r for r in updated.values() if r not in created], ["labels", "decisions"]
-    )
-    PlacementDecision.objects.filter(pk__in=deleted).delete()
-    return bool(plan.actions)
-
-
-def _plan_fleet(
-    placement: Placement,
-    parsed: fleet.ClusterResourcePlacement,
-    stored: _Stored,
-    snapshot: HubSnapshot,
-    now: datetime,
-) -> Writer:
-    rows = {row.name: row for row in stored.rows}
-    own = _converted(rows.values(), _binding)
-    snapshot.bindings[placement.name] = own
-    before = _bound_clusters(own)
-    try:
-        fleet_result = _schedule_crp(placement, parsed, snapshot, now)
-    except ManifestError as exc:
-        return _error_writer(placement, exc.message, now, stored)
-    explained = explanation(fleet_result)
-    index, digest = policy_snapshot(placement, own)
-
-    def write() -> Outcome:
-        created, updated = [], []
-        for change in fleet_result.binding_changes:
-            body = change.binding.to_manifest()
-            row = rows.get(change.binding.name)
-            if row is None:
-                row = ClusterResourceBinding(
-                    placement=placement, hub=placement.hub, owner=Owner.DASHBOARD, name=change.binding.name
-                )
-                created.append(row)
-            else:
-                updated.append(row)
-            row.labels, row.spec = body["metadata"]["labels"], body["spec"]
-            rows[row.name] = row
-        ClusterResourceBinding.objects.bulk_create(created)
-        ClusterResourceBinding.objects.bulk_update(updated, ["labels", "spec"])
-        snapshot.bindings[placement.name] = _converted(rows.values(), _binding)
-        scheduled = {
-            **fleet_result.condition.to_dict(),
-            "type": CRP_SCHEDULED,
-            "observedGeneration": parsed.generation,
-        }
-        placement.status = {
-            **placement.status,
-            "conditions": set_condition(_conditions(placement), scheduled, now),
-            "policySnapshot": {"index": index, "hash": digest},
-        }
-        _save_run(placement, explained, now)
-        after = _bound_clusters(snapshot.bindings[placement.name])
-        return Outcome(before, after, bool(fleet_result.binding_changes))
-
-    return write
 
 
 # --- spec changes ----------------------------------------------------------------------------------
@@ -780,13 +533,16 @@ def create_placement(
         hub=hub,
         owner=Owner.DASHBOARD,
         kind=kind,
-        namespace=namespace if kind == Placement.Kind.PLACEMENT else "",
+        namespace=namespace,
         name=name,
         spec=dict(spec) if isinstance(spec, Mapping) else spec,
         labels=dict(labels or {}),
         annotations=dict(annotations or {}),
     )
-    if kind == Placement.Kind.PLACEMENT and not namespace:
+    if not placement.family.namespaced:
+        # a cluster-scoped placement ignores the namespace it was given
+        placement.namespace = ""
+    elif not namespace:
         raise ValidationError({"metadata.namespace": "Required value"})
     access.authorise(
         actor,

@@ -12,7 +12,6 @@ from typing import Any, NamedTuple, Protocol, TypeVar, overload
 
 from core.listing import Column
 from placement.scheduler import columns as cluster_columns
-from placement.summary import FLEET_CRP
 
 PLACEMENT_COLUMNS = (
     Column("Placement", "name"),
@@ -26,8 +25,6 @@ PLACEMENT_COLUMNS = (
 
 SCORE_COLUMNS_SORTS = ("rank", "name", "total")
 CHART_TOP = 20
-# Fleet has no weights: its two score columns are already weighted sums (affinity terms) or spread.
-AFFINITY, TOPOLOGY = "Affinity", "TopologySpread"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,44 +42,6 @@ class ScoreRow:
     def cells(self, prioritizers: Sequence[str]) -> list[tuple[int | None, int | None]]:
         """(raw, weighted) per prioritizer in column order; None where the cluster has no score."""
         return [(self.scores.get(name), self.contributions.get(name)) for name in prioritizers]
-
-
-def prioritizer_columns(kind: str, explanation: Mapping[str, Any]) -> list[tuple[str, int | None]]:
-    """(prioritizer, weight) in name order; Fleet's affinity and spread scores carry no weight."""
-    if kind == FLEET_CRP:
-        return [(AFFINITY, None), (TOPOLOGY, None)]
-    return sorted((explanation.get("weights") or {}).items())
-
-
-def ocm_row(cluster: Mapping[str, Any], weights: Mapping[str, int]) -> ScoreRow:
-    """A row from one OCM `explain()` / report cluster entry."""
-    scores = cluster.get("scores") or {}
-    return ScoreRow(
-        name=cluster["name"],
-        selected=bool(cluster.get("selected")),
-        filtered_by=cluster.get("filteredBy"),
-        scores=dict(scores),
-        # upstream adds raw × weight per prioritizer; duplicate AddOn configs share one summed weight
-        contributions={name: raw * weights.get(name, 0) for name, raw in scores.items()},
-        total=cluster.get("total"),
-        rank=cluster.get("rank"),
-    )
-
-
-def fleet_row(cluster: Mapping[str, Any], rank: int | None) -> ScoreRow:
-    """A row from one Fleet explanation entry; `rank` is None for a cluster that was not scored."""
-    scores = {}
-    if rank is not None:
-        scores = {AFFINITY: cluster["affinityScore"], TOPOLOGY: cluster["topologySpreadScore"]}
-    return ScoreRow(
-        name=cluster["name"],
-        selected=bool(cluster.get("selected")),
-        filtered_by=cluster.get("filteredBy"),
-        scores=scores,
-        contributions=dict(scores),
-        total=sum(scores.values()) if scores else None,
-        rank=rank,
-    )
 
 
 def explanation_columns(explanation: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -126,41 +85,20 @@ Row = TypeVar("Row", bound=_Sortable)
 
 @dataclass(frozen=True)
 class ScoreTable:
-    """The score table of one explanation, kept as columns: rows are built only when read."""
+    """The score table of one explanation, kept as columns: rows are built only when read. The placement's
+    family (`Placement.family.score_table`) ranks the rows and reads its own score columns."""
 
-    kind: str
     columns: Mapping[str, Any]
-    weights: Mapping[str, int]
     ranks: Sequence[int | None]
     totals: Sequence[int | None]
-
-    @classmethod
-    def of(cls, kind: str, explanation: Mapping[str, Any]) -> "ScoreTable":
-        columns = explanation_columns(explanation)
-        if kind != FLEET_CRP:
-            count = cluster_columns.row_count(columns)
-            ocm_ranks = columns.get("rank") or [None] * count
-            weights = explanation.get("weights") or {}
-            return cls(kind, columns, weights, ocm_ranks, columns.get("total") or ocm_ranks)
-        names, reasons = columns.get("name") or [], columns.get("filteredBy") or []
-        affinity, topology = columns.get("affinityScore") or [], columns.get("topologySpreadScore") or []
-        scored = [i for i in range(len(names)) if reasons[i] is None and affinity[i] is not None]
-        # PickN's order: (topology, affinity) descending, ties to the larger name, as KubeFleet picks
-        scored.sort(key=lambda i: (topology[i], affinity[i], names[i]), reverse=True)
-        ranks: list[int | None] = [None] * len(names)
-        totals: list[int | None] = [None] * len(names)
-        for rank, i in enumerate(scored, 1):
-            ranks[i], totals[i] = rank, affinity[i] + topology[i]
-        return cls(kind, columns, {}, ranks, totals)
+    # one cluster's entry and rank -> its row
+    score_row: Callable[[Mapping[str, Any], int | None], ScoreRow]
 
     def __len__(self) -> int:
         return len(self.ranks)
 
     def row(self, index: int) -> ScoreRow:
-        cluster = cluster_columns.row(self.columns, index)
-        if self.kind == FLEET_CRP:
-            return fleet_row(cluster, self.ranks[index])
-        return ocm_row(cluster, self.weights)
+        return self.score_row(cluster_columns.row(self.columns, index), self.ranks[index])
 
     def keys(self) -> list[RowKey]:
         """Every row's sort and filter fields, from the columns (no ScoreRow built)."""
@@ -198,9 +136,8 @@ class ScoreRows(Sequence[ScoreRow]):
         return (self.table.row(key.position) for key in self.keys)
 
 
-def score_rows(kind: str, explanation: Mapping[str, Any]) -> list[ScoreRow]:
-    """Every cluster of the explanation as a ScoreRow, ranked first (by rank), then the rest by name."""
-    table = ScoreTable.of(kind, explanation)
+def score_rows(table: ScoreTable) -> list[ScoreRow]:
+    """Every cluster of the table as a ScoreRow, ranked first (by rank), then the rest by name."""
     return [table.row(key.position) for key in sort_rows(table.keys(), "rank")]
 
 
@@ -248,9 +185,10 @@ def plotly_text(value: str) -> str:
 
 
 def chart_figure(
-    kind: str, rows: Sequence[ScoreRow], prioritizers: Sequence[str], top: int = CHART_TOP
+    title: str, axis: str, rows: Sequence[ScoreRow], prioritizers: Sequence[str], top: int = CHART_TOP
 ) -> dict[str, Any]:
-    """A plotly stacked bar figure (JSON) of the weighted contributions of the `top` ranked clusters."""
+    """A plotly stacked bar figure (JSON) of the weighted contributions of the `top` ranked clusters,
+    titled and with the score axis named as the placement's family has it (`chart_title`, `chart_axis`)."""
     ranked = [row for row in rows if row.rank is not None]
     ranked.sort(key=_rank_key)
     ranked = ranked[:top]
@@ -264,14 +202,13 @@ def chart_figure(
         }
         for prioritizer in prioritizers
     ]
-    title = "Affinity and topology spread scores" if kind == FLEET_CRP else "Weighted score contributions"
     return {
         "data": traces,
         "layout": {
             "barmode": "relative",
             "title": {"text": f"{title}, top {len(ranked)} by rank"},
             "xaxis": {"title": {"text": "cluster"}, "type": "category"},
-            "yaxis": {"title": {"text": "score × weight" if kind != FLEET_CRP else "score"}},
+            "yaxis": {"title": {"text": axis}},
             "legend": {"orientation": "h"},
             "margin": {"t": 48, "r": 16, "b": 96, "l": 56},
         },

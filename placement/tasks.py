@@ -229,10 +229,11 @@ def publish_placement(placement_id: int) -> dict[str, Any]:
 
 def follow_up(placement: Placement, outcome: service.Outcome, now: datetime) -> None:
     """After a reschedule: publish changed decisions, and queue the timed run when one is due."""
-    publishes = placement.owner == Owner.DASHBOARD and placement.is_ocm and placement.hub.publish_namespace
+    family, owned = placement.family, placement.owner == Owner.DASHBOARD
+    publishes = owned and family.publishes_decisions and placement.hub.publish_namespace
     if outcome.changed_decisions and publishes:
         publish_placement.delay(placement.pk)
-    if outcome.changed_decisions and placement.owner == Owner.DASHBOARD and not placement.is_ocm:
+    if outcome.changed_decisions and owned and family.rolls_out_bindings:
         # the bindings go to the hub, and a RollingUpdate CRP rolls onto them (the rollouts' receiver)
         signals.crp_bindings_changed.send(sender=Placement, placement=placement)
     if outcome.due is None or outcome.due == placement.requeue_at:
@@ -284,13 +285,8 @@ def affected(changes: HubChanges) -> list[int]:
     if not requeue:
         return []
     placements = Placement.objects.filter(hub_id=changes.hub_id)
-    ocm_keys = requeue.placements
-    crp_names = requeue.cluster_resource_placements
-    return [
-        pk
-        for pk, kind, namespace, name in placements.values_list("pk", "kind", "namespace", "name")
-        if ((namespace, name) in ocm_keys if kind == Placement.Kind.PLACEMENT else name in crp_names)
-    ]
+    rows = placements.values_list("pk", "kind", "namespace", "name")
+    return [pk for pk, *key in rows if tuple(key) in requeue.placements]
 
 
 def record_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None:

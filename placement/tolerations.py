@@ -22,30 +22,18 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from inventory import audit
-from inventory.editing import invalid_value
 from inventory.models import AuditEntry
 from placement import access, service, whatif
 from placement.models import Placement
 from placement.scheduler.errors import ManifestError
-from placement.scheduler.labels import qualified_name_error
-from placement.scheduler.ocm.taints import toleration_error
 
 ACTION = "placement.tolerations"
 TRIGGER = "tolerations edited"
 
 
-def path(placement: Placement) -> str:
-    """Where the tolerations are in the spec (the field path of the parsers' messages)."""
-    return "spec.tolerations" if placement.is_ocm else "spec.policy.tolerations"
-
-
-def _holder(spec: Mapping[str, Any], placement: Placement) -> Any:
-    return spec if placement.is_ocm else spec.get("policy")
-
-
 def current(placement: Placement) -> list[dict[str, Any]]:
     """The stored tolerations, in spec order."""
-    holder = _holder(placement.spec or {}, placement)
+    holder = placement.family.tolerations_holder(placement.spec or {})
     items = holder.get("tolerations") if isinstance(holder, Mapping) else None
     return [dict(item) for item in items or [] if isinstance(item, Mapping)]
 
@@ -53,10 +41,7 @@ def current(placement: Placement) -> list[dict[str, Any]]:
 def spec_with(placement: Placement, tolerations: list[dict[str, Any]]) -> dict[str, Any]:
     """A copy of the stored spec with `tolerations` in place (an empty list removes the field)."""
     spec = copy.deepcopy(dict(placement.spec or {}))
-    if placement.is_ocm:
-        holder = spec
-    else:
-        holder = spec["policy"] = dict(spec["policy"]) if isinstance(spec.get("policy"), Mapping) else {}
+    holder = placement.family.editable_tolerations_holder(spec)
     if tolerations:
         holder["tolerations"] = [dict(t) for t in tolerations]
     else:
@@ -64,27 +49,15 @@ def spec_with(placement: Placement, tolerations: list[dict[str, Any]]) -> dict[s
     return spec
 
 
-def _scheduling_errors(placement: Placement, parsed: Any) -> dict[str, str]:
-    """OCM: the key pattern of the CRD, then the scheduler's toleration rules (and its messages)."""
-    errors: dict[str, str] = {}
-    for index, toleration in enumerate(parsed.tolerations):
-        where = f"{path(placement)}[{index}]"
-        if toleration.key and (why := qualified_name_error(toleration.key)) is not None:
-            errors[f"{where}.key"] = invalid_value(toleration.key, why)
-        if (message := toleration_error([toleration])) is not None:
-            errors[where] = message
-    return errors
-
-
 def errors(placement: Placement, tolerations: Any) -> dict[str, str]:
     """Why upstream would refuse (or, OCM, misconfigure on) these tolerations, by field path; {} if valid."""
     if not isinstance(tolerations, list):
-        return {path(placement): "Invalid value: must be an array of tolerations"}
+        return {placement.family.tolerations_path: "Invalid value: must be an array of tolerations"}
     try:
         parsed = service.parse(placement, spec_with(placement, tolerations))
     except ManifestError as exc:
         return {exc.field: exc.message}
-    return _scheduling_errors(placement, parsed) if placement.is_ocm else {}
+    return placement.family.toleration_errors(parsed)
 
 
 def _validated(placement: Placement, tolerations: Any) -> list[dict[str, Any]]:
@@ -106,7 +79,7 @@ def preview(placement: Placement, tolerations: Any, *, now: datetime | None = No
     """
     tolerations = _validated(placement, tolerations)
     spec = spec_with(placement, tolerations)
-    override = {"tolerations": tolerations} if placement.is_ocm else {"policy": spec["policy"]}
+    override = placement.family.tolerations_override(spec, tolerations)
     try:
         return whatif.preview(placement, override, now=now)
     except ManifestError as exc:  # a Fleet scheduling abort, reported on spec.policy

@@ -24,7 +24,7 @@ from core.editors import EditorPage, ListEditor, edit_rows, respond
 from core.hooks import Hook
 from core.requests import SignedInRequest
 from inventory import tables as inventory_tables
-from placement import access, importing, queries, service, tables, tolerations, whatif
+from placement import access, importing, queries, service, tables, tolerations
 from placement.filtersets import PlacementFilterSet
 from placement.forms import PlacementForm, SpecForm, TolerationFormSet, UploadForm, as_yaml
 from placement.models import Placement
@@ -59,8 +59,8 @@ def placement_list(request: SignedInRequest) -> HttpResponse:
     page = listing.filtered_page(request, filterset)
     for placement in listing.materialise(page):
         placement.condition = queries.condition(placement)
-        placement.selected_count = queries.selected_count(placement)
-        placement.requested = queries.requested(placement)
+        placement.selected_count = placement.family.selected_count(placement)
+        placement.requested = placement.family.requested(placement)
     context = {
         "filterset": filterset,
         "hidden_filters": ["hub_id"],
@@ -83,9 +83,10 @@ def visible_placement(request: HttpRequest, pk: int) -> Placement:
 def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
     """The score table's page (sorted, filtered, paged server-side) and the chart of the top ranks."""
     explanation = placement.explanation or {}
-    prioritizers = tables.prioritizer_columns(placement.kind, explanation)
+    family = placement.family
+    prioritizers = family.prioritizer_columns(explanation)
     names = [name for name, _ in prioritizers]
-    table = tables.ScoreTable.of(placement.kind, explanation)
+    table = family.score_table(explanation)
     keys = table.keys()
     sort = request.GET.get("sort", "rank")
     if sort.lstrip("-") not in tables.SCORE_COLUMNS_SORTS:
@@ -107,7 +108,9 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
         "columns": listing.sort_links(SCORE_COLUMNS, request.GET),
         "cluster_count": len(table),
         "scored_count": sum(1 for key in keys if key.rank is not None),
-        "chart": tables.chart_figure(placement.kind, table.top(tables.CHART_TOP), names),
+        "chart": tables.chart_figure(
+            family.chart_title, family.chart_axis, table.top(tables.CHART_TOP), names
+        ),
         # OCM reports summarise the clusters outside the eligible sets instead of listing 10k of them
         "outside": explanation.get("outside") or {},
         "explanation_error": explanation.get("error", ""),
@@ -132,8 +135,8 @@ def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
         "bindings": queries.bindings(placement),
         "events": placement.events.all()[:TIMELINE_LENGTH],
         "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
-        "requested": queries.requested(placement),
-        "controls": whatif.controls(placement),
+        "requested": placement.family.requested(placement),
+        "controls": placement.family.whatif_controls(placement),
         "can_apply": not placement.read_only and access.can_change(request.user, placement),
         "weights": dict(context["prioritizers"]),
         **inventory_tables.recent_changes(placement),
@@ -176,7 +179,7 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     placement.refresh_from_db()
     context = _score_context(request, placement) | {
         "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
-        "requested": queries.requested(placement),
+        "requested": placement.family.requested(placement),
     }
     return render(request, "placement/_whatif_applied.html", context)
 

@@ -78,11 +78,11 @@ class PlacementSerializer(HubScopedSerializer[Placement]):
         validators: list[Any] = []
 
     def get_requested(self, placement: Placement) -> str:
-        return queries.requested(placement)
+        return placement.family.requested(placement)
 
     def get_selected_count(self, placement: Placement) -> int:
         # the API reads its placements through queries.for_list, which counts the live bindings
-        return queries.selected_count(cast("queries.PlacementForList", placement))
+        return placement.family.selected_count(cast("queries.PlacementForList", placement))
 
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_condition(self, placement: Placement) -> dict[str, Any] | None:

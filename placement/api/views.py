@@ -30,10 +30,15 @@ from placement import access, queries, service, whatif
 from placement.api import serializers as api
 from placement.argocd import argocd_configmap
 from placement.filtersets import PlacementFilterSet
-from placement.models import Placement
-from placement.summary import FLEET_CRP
+from placement.models import ClusterResourceBinding, Placement, PlacementDecision
 
 logger = logging.getLogger(__name__)
+
+# The serializer of each family's stored result rows (PlacementDecisions, ClusterResourceBindings).
+_STORED_SERIALIZERS: dict[type[Any], type[ModelSerializer[Any]]] = {
+    PlacementDecision: api.PlacementDecisionSerializer,
+    ClusterResourceBinding: api.ClusterResourceBindingSerializer,
+}
 
 
 class PlacementPermission(BasePermission):
@@ -123,9 +128,8 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
     def decisions(self, request: Request, pk: str | None = None) -> Response:
         """OCM: the PlacementDecision pages; Fleet: the ClusterResourceBindings with their state."""
         placement = self.get_object()
-        if placement.kind == FLEET_CRP:
-            return self._paged(queries.bindings(placement), api.ClusterResourceBindingSerializer)
-        return self._paged(queries.decision_pages(placement), api.PlacementDecisionSerializer)
+        rows = placement.family.stored_objects(placement)
+        return self._paged(rows, _STORED_SERIALIZERS[rows.model])
 
     @extend_schema(responses={200: api.DecisionChangeSerializer(many=True)})
     @action(detail=True, methods=["get"])

@@ -72,7 +72,7 @@ def strategy_of(placement: Placement) -> tuple[RolloutStrategy, bool]:
 
 def preview(placement: Placement, pages: Iterable[PlacementDecision], now: datetime) -> Preview | None:
     """The step-by-step preview, or None when the placement declares no rollout."""
-    if not placement.is_ocm or not declares_rollout(placement):
+    if not placement.family.previews_rollout or not declares_rollout(placement):
         return None
     try:
         strategy, declared = strategy_of(placement)

@@ -32,7 +32,8 @@ from django.utils import timezone
 
 from inventory import audit
 from inventory.hubclient import HubError
-from placement import access, claims, history, hubbindings, queries, service
+from placement import access, claims, families, history, hubbindings, queries, service
+from placement.families.fleet import parse_stored
 from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
 from placement.rollouts import preview as rollout_preview
 from placement.scheduler.errors import ManifestError
@@ -96,10 +97,10 @@ def latest_snapshot_name(placement: Placement) -> str:
 
 def rolling_crp(placement: Placement) -> fleet.ClusterResourcePlacement | None:
     """The parsed CRP when the dashboard runs its rolling update (dashboard-owned, RollingUpdate)."""
-    if placement.owner != Owner.DASHBOARD or placement.is_ocm:
+    if placement.owner != Owner.DASHBOARD or not placement.family.rolls_out_bindings:
         return None
     try:
-        parsed = service.parse_crp(placement)
+        parsed = parse_stored(placement)
     except ManifestError:
         return None
     strategy = parsed.strategy
@@ -141,7 +142,7 @@ def run_round(
 def _locked_round(placement: Placement, now: datetime, due: str | None) -> dict[str, Any] | None:
     with transaction.atomic():
         locked = Placement.objects.select_for_update().select_related("hub").filter(pk=placement.pk).first()
-        if locked is None or locked.owner != Owner.DASHBOARD or locked.is_ocm:
+        if locked is None or locked.owner != Owner.DASHBOARD or not locked.family.rolls_out_bindings:
             return None
         if due is not None and _superseded(locked, due, now):
             logger.debug("%s: round due at %s superseded", locked, due)
@@ -419,9 +420,10 @@ def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime)
 def due(now: datetime) -> list[int]:
     """Dashboard-owned CRPs whose next round is due and that no runner holds: the periodic runner (beat,
     or run_periodic without a broker) runs them."""
+    kinds = [family.kind for family in families.all_families() if family.rolls_out_bindings]
     rows = (
         Placement.objects.filter(claims.is_free(CLAIM_PREFIX, now))
-        .filter(owner=Owner.DASHBOARD, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT)
+        .filter(owner=Owner.DASHBOARD, kind__in=kinds)
         .order_by("pk")
         .values_list("pk", "status__rollout__requeueAt")
     )
@@ -437,7 +439,7 @@ def roll_out_new_snapshot(
     """Bump a dashboard-owned CRP's resource snapshot index (audited); rolling CRPs then roll every
     bound cluster to it, staged ones use it for their next run. Answers the new index."""
     access.authorise_change(actor, placement, SNAPSHOT_ACTION, request=request, verb="roll it out")
-    if placement.is_ocm:
+    if not placement.family.rolls_out_bindings:
         raise ValidationError("only Fleet ClusterResourcePlacements have resource snapshots")
     now = timezone.now() if now is None else now
     with transaction.atomic():
@@ -499,7 +501,7 @@ def describe(placement: Placement) -> dict[str, Any]:
     """A placement's rollout as the API and the `rollout` command answer it: a Fleet CRP's last round
     and bindings, or an OCM Placement's step-by-step preview."""
     status = placement.status or {}
-    if placement.is_ocm:
+    if placement.family.previews_rollout:
         preview = rollout_preview.preview(placement, queries.decision_pages(placement), timezone.now())
         return {"kind": placement.kind, "owner": placement.owner, "preview": rollout_preview.as_dict(preview)}
     clusters = [

@@ -40,6 +40,7 @@ from inventory import audit
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, Hub, ManagedCluster
 from placement import access, claims, history, hubbindings, service
+from placement.families.fleet import CRP_SCHEDULED, FLEET
 from placement.models import (
     ApprovalRequest,
     ClusterResourceBinding,
@@ -139,7 +140,7 @@ def policy_snapshot(placement: Placement) -> PolicySnapshot | None:
         return None
     index = str(stored["index"])
     scheduled = any(
-        c.get("type") == service.CRP_SCHEDULED and c.get("status") == "True"
+        c.get("type") == CRP_SCHEDULED and c.get("status") == "True"
         for c in (placement.status or {}).get("conditions") or ()
     )
     policy = (placement.spec or {}).get("policy") or {}
@@ -178,7 +179,7 @@ def _binding(row: ClusterResourceBinding, hub_object: Mapping[str, Any] | None) 
 
 
 def _members(hub: Hub) -> list[dict[str, Any]]:
-    rows = ManagedCluster.objects.filter(hub=hub, kind=ManagedCluster.Kind.MEMBER_CLUSTER)
+    rows = ManagedCluster.objects.filter(hub=hub, kind=FLEET.cluster_kind)
     return [{"metadata": {"name": n, "labels": labels}} for n, labels in rows.values_list("name", "labels")]
 
 
@@ -194,8 +195,7 @@ def run_placement(run: StagedUpdateRun) -> Placement | None:
     """The CRP the run names on its hub (the stored link, or found by name)."""
     if run.placement_id is not None:
         return run.placement
-    crp = Placement.Kind.CLUSTER_RESOURCE_PLACEMENT
-    return Placement.objects.filter(hub=run.hub, kind=crp, name=run.placement_name).first()
+    return Placement.objects.filter(hub=run.hub, kind=FLEET.kind, name=run.placement_name).first()
 
 
 def inputs(run: StagedUpdateRun, *, pull: bool, obj: Mapping[str, Any] | None = None) -> UpdateRunInputs:
@@ -299,9 +299,7 @@ def _state(state: Any) -> str:
 def external_placement(hub: Hub, name: str, actor: Actor = "") -> Placement:
     """The dashboard-owned External CRP a dashboard run can drive, or a ValidationError saying why not;
     for a user actor, among the CRPs their roles show (others are "not found", as if absent)."""
-    crps: QuerySet[Placement] = Placement.objects.filter(
-        hub=hub, kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, name=name
-    )
+    crps: QuerySet[Placement] = Placement.objects.filter(hub=hub, kind=FLEET.kind, name=name)
     if isinstance(actor, AbstractBaseUser):
         crps = access.visible(crps, actor)
     crp = crps.first()

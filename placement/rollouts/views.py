@@ -21,7 +21,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core import listing
 from core.requests import SignedInRequest
 from inventory import audit
-from placement import access, queries, service
+from placement import access, queries
+from placement.families import fleet
 from placement.forms import as_yaml
 from placement.models import Placement, StagedUpdateRun, StagedUpdateStrategy
 from placement.rollouts import approvals, rolling, tables
@@ -283,7 +284,7 @@ def _rollout_context(
 ) -> dict[str, Any]:
     """The Rollout section; it reuses the page's bindings or decision pages, read once for both."""
     page = page or {}
-    if placement.is_ocm:
+    if placement.family.previews_rollout:
         pages = list(page.get("decision_pages", queries.decision_pages(placement)))
         preview = rollout_preview.preview(placement, pages, timezone.now())
         return {
@@ -311,7 +312,7 @@ def _rollout_context(
 def _strategy(placement: Placement) -> dict[str, Any] | None:
     """The CRP's rollout strategy with upstream's defaults filled in (None: a spec the parser rejects)."""
     try:
-        strategy = service.parse_crp(placement).strategy
+        strategy = fleet.parse_stored(placement).strategy
     except ManifestError:
         return None
     config = strategy.rolling_update

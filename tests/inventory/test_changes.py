@@ -10,10 +10,12 @@ from inventory import changes
 from inventory.models import Hub, SyncRun
 from inventory.signals import hub_changed
 from inventory.sync import sync_hub
+from placement.models import Placement
 from placement.requeue import requeued
 from tests.factories import synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
+OCM, CRP = Placement.Kind.PLACEMENT.value, Placement.Kind.CLUSTER_RESOURCE_PLACEMENT.value
 CLUSTER = "aks-northeurope-dev-021"  # seed 7: sets development, global, europe, gpu-clusters, azure
 SET_LABEL = "cluster.open-cluster-management.io/clusterset"
 
@@ -45,11 +47,10 @@ def test_a_cluster_moving_sets_requeues_placements_of_old_and_new_sets(demo_hub,
     assert change.old.labels[SET_LABEL] == "development" and change.new.labels[SET_LABEL] == "staging"
     # development/staging -> apps-dev/dev-sandbox; global, europe -> argocd/guestbook; gpu -> gpu-training
     assert requeued(hub_changes).placements == {
-        ("apps-dev", "dev-sandbox"),
-        ("argocd", "guestbook"),
-        ("apps-prod", "gpu-training"),
+        (OCM, "apps-dev", "dev-sandbox"),
+        (OCM, "argocd", "guestbook"),
+        (OCM, "apps-prod", "gpu-training"),
     }
-    assert requeued(hub_changes).cluster_resource_placements == set()
 
 
 def test_an_add_on_score_requeues_placements_weighting_it(demo_hub, hub, heard) -> None:
@@ -65,7 +66,7 @@ def test_an_add_on_score_requeues_placements_weighting_it(demo_hub, hub, heard) 
 
     (hub_changes,) = heard
     assert [c.new.namespace for c in hub_changes.add_on_scores] == [CLUSTER]
-    assert requeued(hub_changes).placements == {("apps-prod", "web-frontend")}
+    assert requeued(hub_changes).placements == {(OCM, "apps-prod", "web-frontend")}
 
 
 def test_a_deleted_binding_requeues_its_namespace_placements(demo_hub, hub, heard) -> None:
@@ -77,7 +78,7 @@ def test_a_deleted_binding_requeues_its_namespace_placements(demo_hub, hub, hear
     assert [(c.old.namespace, c.old.name, c.new) for c in hub_changes.bindings] == [
         ("apps-dev", "staging", None)
     ]
-    assert requeued(hub_changes).placements == {("apps-dev", "dev-sandbox")}
+    assert requeued(hub_changes).placements == {(OCM, "apps-dev", "dev-sandbox")}
 
 
 def test_a_member_cluster_change_requeues_every_cluster_resource_placement(demo_hub, hub, heard) -> None:
@@ -88,9 +89,8 @@ def test_a_member_cluster_change_requeues_every_cluster_resource_placement(demo_
 
     (hub_changes,) = heard
     assert [c.new.labels["tier"] for c in hub_changes.member_clusters] == ["gold"]
-    requeue = requeued(hub_changes)
-    assert requeue.cluster_resource_placements == set(demo_hub.store.names("ClusterResourcePlacement"))
-    assert requeue.placements == set()
+    crps = demo_hub.store.names("ClusterResourcePlacement")
+    assert requeued(hub_changes).placements == {(CRP, "", name) for name in crps}
 
 
 def test_nothing_changed_notifies_nobody_and_a_failing_listener_stops_nothing(hub, heard) -> None:

@@ -12,6 +12,7 @@ from django.db import connection
 
 from inventory.models import Hub
 from placement import service
+from placement.families import fleet, ocm
 from placement.models import Placement
 from tests.placement.conftest import NOW, WEB_SPEC
 
@@ -52,9 +53,9 @@ def _with_own_connection(hook: Callable[[], Any]) -> None:
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> SchedulerRuns:
     spy = SchedulerRuns()
-    for name in ("schedule_placement", "schedule_crp"):
-        real = getattr(service, name)
-        monkeypatch.setattr(service, name, lambda *a, real=real, **k: spy.run(real, *a, **k))
+    for adapter, name in ((ocm, "schedule_placement"), (fleet, "schedule_crp")):
+        real = getattr(adapter, name)
+        monkeypatch.setattr(adapter, name, lambda *a, real=real, **k: spy.run(real, *a, **k))
     return spy
 
 
@@ -71,7 +72,7 @@ def sized(spec: dict[str, Any], n: int) -> dict[str, Any]:
 
 
 def _selected(placement: Placement) -> set[str]:
-    if placement.is_ocm:
+    if placement.family.namespaced:
         return {d["clusterName"] for row in placement.decisions.all() for d in row.decisions}
     return {b.spec["targetCluster"] for b in placement.bindings.all() if b.spec["state"] != "Unscheduled"}
 

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from inventory.models import AuditEntry, ClusterSetRole, Hub
 from placement import access, service
+from placement.families.fleet import policy_snapshot
 from placement.models import PLACEMENT_LABEL, DecisionChange, Placement, PlacementDecision, PlacementEvent
 from placement.scheduler.errors import ManifestError
 from placement.tables import explanation_rows
@@ -301,7 +302,7 @@ def test_a_policy_change_is_a_new_policy_snapshot_that_makes_old_bindings_obsole
 
     # upstream keeps numberOfClusters in an annotation of the same snapshot
     crp.spec = {**spec, "policy": {**spec["policy"], "numberOfClusters": 3}}
-    assert service.policy_snapshot(crp, [])[0] == 0
+    assert policy_snapshot(crp, [])[0] == 0
 
     crp.spec = {
         **spec,

@@ -50,7 +50,7 @@ def grant(user: AbstractBaseUser, *placements: Placement, role: str = VIEW) -> A
 
 def _scopes(placements: Iterable[Placement]) -> list[tuple[Hub, str]]:
     """(hub, namespace) of each OCM Placement, (hub, "") of each CRP, once each."""
-    return list(dict.fromkeys((p.hub, p.namespace if p.is_ocm else "") for p in placements))
+    return list(dict.fromkeys((p.hub, p.namespace if p.family.namespaced else "") for p in placements))
 
 
 def elsewhere_admin(**user_fields: object) -> AbstractBaseUser:

@@ -4,8 +4,8 @@ names and category labels as markup, and shows the escaped text as the literal c
 from datetime import UTC, datetime, timedelta
 
 from placement import tables
+from placement.families.ocm import OCM
 from placement.rollouts import tables as run_tables
-from placement.summary import OCM_PLACEMENT
 
 LINK = '<a href="https://evil.example/">claim</a>'
 ESCAPED_LINK = '&lt;a href="https://evil.example/"&gt;claim&lt;/a&gt;'
@@ -30,7 +30,7 @@ def test_the_score_chart_escapes_prioritizer_and_cluster_names() -> None:
         rank=1,
     )
 
-    figure = tables.chart_figure(OCM_PLACEMENT, [row], [prioritizer])
+    figure = tables.chart_figure(OCM.chart_title, OCM.chart_axis, [row], [prioritizer])
 
     (trace,) = figure["data"]
     assert trace["name"] == f"AddOn/{ESCAPED_LINK}/score"

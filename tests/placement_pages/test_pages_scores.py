@@ -1,17 +1,17 @@
 """The score table maths from a stored explanation: weighted contributions, totals, ranks, sort, chart."""
 
 from placement import tables
+from placement.families import Family, fleet, ocm
 from placement.scheduler import columns
-from placement.summary import FLEET_CRP, OCM_PLACEMENT
 from tests.placement_pages.explanations import ADDON, FLEET_EXPLANATION, MEMORY, OCM_EXPLANATION
 
 
-def rows_by_name(kind: str, explanation: dict) -> dict[str, tables.ScoreRow]:
-    return {row.name: row for row in tables.score_rows(kind, explanation)}
+def rows_by_name(family: Family, explanation: dict) -> dict[str, tables.ScoreRow]:
+    return {row.name: row for row in tables.score_rows(family.score_table(explanation))}
 
 
 def test_weighted_contributions_are_raw_times_weight_and_add_up_to_the_total() -> None:
-    rows = rows_by_name(OCM_PLACEMENT, OCM_EXPLANATION)
+    rows = rows_by_name(ocm.OCM, OCM_EXPLANATION)
     assert rows["a"].contributions == {"Balance": 100, "Steady": 0, MEMORY: 100, ADDON: -60}
     assert rows["b"].contributions == {"Balance": 100, "Steady": 100, MEMORY: 40, ADDON: 30}
     assert rows["c"].contributions == {"Balance": 0, "Steady": 0, MEMORY: 200, ADDON: 0}
@@ -20,7 +20,7 @@ def test_weighted_contributions_are_raw_times_weight_and_add_up_to_the_total() -
 
 
 def test_rows_are_in_rank_order_with_filtered_clusters_last_and_marked() -> None:
-    rows = tables.score_rows(OCM_PLACEMENT, OCM_EXPLANATION)
+    rows = tables.score_rows(ocm.OCM.score_table(OCM_EXPLANATION))
     assert [(row.name, row.rank, row.selected) for row in rows] == [
         ("b", 1, True),
         ("c", 2, True),
@@ -33,20 +33,20 @@ def test_rows_are_in_rank_order_with_filtered_clusters_last_and_marked() -> None
 
 
 def test_prioritizer_columns_are_sorted_with_their_weights() -> None:
-    assert tables.prioritizer_columns(OCM_PLACEMENT, OCM_EXPLANATION) == [
+    assert ocm.OCM.prioritizer_columns(OCM_EXPLANATION) == [
         (ADDON, 3),
         ("Balance", 1),
         (MEMORY, 2),
         ("Steady", 1),
     ]
-    assert tables.prioritizer_columns(FLEET_CRP, FLEET_EXPLANATION) == [
-        (tables.AFFINITY, None),
-        (tables.TOPOLOGY, None),
+    assert fleet.FLEET.prioritizer_columns(FLEET_EXPLANATION) == [
+        (fleet.AFFINITY, None),
+        (fleet.TOPOLOGY, None),
     ]
 
 
 def test_sorting_keeps_unscored_rows_last_and_filters_combine() -> None:
-    rows = tables.score_rows(OCM_PLACEMENT, OCM_EXPLANATION)
+    rows = tables.score_rows(ocm.OCM.score_table(OCM_EXPLANATION))
     assert [r.name for r in tables.sort_rows(rows, "-rank")] == ["a", "c", "b", "d"]
     assert [r.name for r in tables.sort_rows(rows, "total")] == ["b", "c", "a", "d"]
     assert [r.name for r in tables.sort_rows(rows, "-total")] == ["a", "c", "b", "d"]
@@ -57,7 +57,7 @@ def test_sorting_keeps_unscored_rows_last_and_filters_combine() -> None:
 
 
 def test_fleet_ranks_by_topology_then_affinity_then_the_larger_name() -> None:
-    rows = tables.score_rows(FLEET_CRP, FLEET_EXPLANATION)
+    rows = tables.score_rows(fleet.FLEET.score_table(FLEET_EXPLANATION))
     assert [(row.name, row.rank) for row in rows] == [
         ("m2", 1),
         ("m3", 2),
@@ -66,12 +66,14 @@ def test_fleet_ranks_by_topology_then_affinity_then_the_larger_name() -> None:
         ("m4", None),
     ]
     m2 = rows[0]
-    assert m2.scores == {tables.AFFINITY: 20, tables.TOPOLOGY: 1} and m2.total == 21
+    assert m2.scores == {fleet.AFFINITY: 20, fleet.TOPOLOGY: 1} and m2.total == 21
 
 
 def test_chart_stacks_one_trace_per_prioritizer_over_the_top_ranks() -> None:
-    rows = tables.score_rows(OCM_PLACEMENT, OCM_EXPLANATION)
-    figure = tables.chart_figure(OCM_PLACEMENT, rows, [ADDON, "Balance", MEMORY, "Steady"], top=2)
+    rows = tables.score_rows(ocm.OCM.score_table(OCM_EXPLANATION))
+    figure = tables.chart_figure(
+        ocm.OCM.chart_title, ocm.OCM.chart_axis, rows, [ADDON, "Balance", MEMORY, "Steady"], top=2
+    )
     assert figure["layout"]["barmode"] == "relative"
     assert [trace["name"] for trace in figure["data"]] == [ADDON, "Balance", MEMORY, "Steady"]
     assert all(trace["x"] == ["b", "c"] and trace["type"] == "bar" for trace in figure["data"])
@@ -79,12 +81,14 @@ def test_chart_stacks_one_trace_per_prioritizer_over_the_top_ranks() -> None:
 
 
 def test_columnar_and_row_shaped_explanations_give_the_same_table() -> None:
-    for kind, explanation in ((OCM_PLACEMENT, OCM_EXPLANATION), (FLEET_CRP, FLEET_EXPLANATION)):
+    families: list[tuple[Family, dict]] = [(ocm.OCM, OCM_EXPLANATION), (fleet.FLEET, FLEET_EXPLANATION)]
+    for family, explanation in families:
         columnar = {**explanation, "clusters": columns.from_rows(explanation["clusters"])}
-        assert tables.score_rows(kind, columnar) == tables.score_rows(kind, explanation)
+        rows = tables.score_rows(family.score_table(explanation))
+        assert tables.score_rows(family.score_table(columnar)) == rows
         assert tables.explanation_rows(columnar) == tables.explanation_rows(explanation)
         assert tables.explanation_rows(columnar) == explanation["clusters"]
-        table = tables.ScoreTable.of(kind, columnar)
+        table = family.score_table(columnar)
         shown = tables.ScoreRows(table, tables.sort_rows(table.keys(), "-total"))
-        assert list(shown) == tables.sort_rows(tables.score_rows(kind, explanation), "-total")
+        assert list(shown) == tables.sort_rows(rows, "-total")
         assert shown[1:3] == list(shown)[1:3]

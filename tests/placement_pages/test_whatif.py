@@ -1,6 +1,7 @@
 """What-if: overrides merged onto the stored spec, evaluated on the hub's inventory, never saved."""
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -191,15 +192,20 @@ def test_invalid_fleet_overrides_name_the_field(demo_fleet: None, override, fiel
     assert caught.value.field == field
 
 
+def controls_of(name: str) -> dict[str, Any]:
+    placement = Placement.objects.get(name=name)
+    return placement.family.whatif_controls(placement)
+
+
 def test_controls_read_weights_mode_count_and_tolerations_from_the_spec(demo_fleet: None) -> None:
-    controls = whatif.controls(Placement.objects.get(name="frontend"))
+    controls = controls_of("frontend")
     assert controls["mode"] == "Additive" and controls["numberOfClusters"] == 3
     assert [(c["label"], c["weight"]) for c in controls["configurations"]] == [(MEMORY, 2), (ADDON, 1)]
-    gpu = whatif.controls(Placement.objects.get(name="gpu-inference"))
+    gpu = controls_of("gpu-inference")
     assert [t["label"] for t in gpu["tolerations"]] == [
         "nvidia.com/gpu Exists:NoSelect",
         "cluster.open-cluster-management.io/unreachable Exists for 600s",
     ]
-    fleet = whatif.controls(Placement.objects.get(name="web-app"))
+    fleet = controls_of("web-app")
     assert fleet["placementType"] == "PickN" and [t["weight"] for t in fleet["preferred"]] == [40, 20]
     assert fleet["preferred"][0]["label"] == "sort by kubernetes-fleet.io/node-count Descending"

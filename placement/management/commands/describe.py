@@ -11,14 +11,11 @@ import yaml
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from placement import service
+from placement import families, service
 from placement.models import Placement
 from placement.scheduler.render import (
     aligned,
-    bindings_table,
     conditions_table,
-    decision_groups_table,
-    placement_decisions_table,
     section,
 )
 
@@ -28,11 +25,6 @@ KINDS = {
     "placements": Placement.Kind.PLACEMENT,
     "crp": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
     "clusterresourceplacement": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
-}
-# The component upstream records events as.
-EVENT_SOURCE: dict[str, str] = {
-    Placement.Kind.PLACEMENT: "placementController",
-    Placement.Kind.CLUSTER_RESOURCE_PLACEMENT: "scheduler",
 }
 
 
@@ -54,12 +46,13 @@ class Command(BaseCommand):
 
 def _find(kind: str, name: str, namespace: str, hub: str | None) -> Placement:
     found = Placement.objects.filter(kind=kind, name=name).select_related("hub")
-    if kind == Placement.Kind.PLACEMENT:
+    namespaced = families.family(kind).namespaced
+    if namespaced:
         found = found.filter(namespace=namespace)
     if hub:
         found = found.filter(hub__name=hub)
     placements = list(found[:2])
-    where = f" in namespace {namespace}" if kind == Placement.Kind.PLACEMENT else ""
+    where = f" in namespace {namespace}" if namespaced else ""
     if not placements:
         raise CommandError(f'{kind} "{name}" not found{where}', returncode=BAD_INPUT)
     if len(placements) > 1:
@@ -121,16 +114,10 @@ def describe(placement: Placement, now: datetime | None = None) -> str:
         "Status:",
     ]
     status = [*section("Conditions", conditions_table(report))]
-    if placement.is_ocm:
-        selected = (placement.status or {}).get("numberOfSelectedClusters", 0)
-        status += [f"Number Of Selected Clusters:  {selected}"]
-        status += section("Decision Groups", decision_groups_table(report))
-        status += section("Decisions", placement_decisions_table(report))
-    else:
-        status += section("Bindings", bindings_table(report))
+    status += placement.family.describe_status(placement, report)
     lines += ["  " + line for line in status]
     events = [
-        [e.type, e.reason, _age(e.at, now), EVENT_SOURCE[placement.kind], e.message]
+        [e.type, e.reason, _age(e.at, now), placement.family.event_source, e.message]
         for e in reversed(list(placement.events.all()[:50]))
     ]
     if events:

@@ -59,7 +59,7 @@ def _message(exc: Exception) -> str:
 
 def render(placement: Placement, state: dict[str, Any]) -> str:
     """The rollout as text, one fact per line and a row per binding (or decision group)."""
-    if placement.is_ocm:
+    if "preview" in state:
         return _render_preview(placement, state["preview"])
     summary = state["rollout"]
     wave = summary.get("wave") or {}
