@@ -61,7 +61,7 @@ class Family(Protocol):
     @property
     def rolls_out_bindings(self) -> bool:
         """A dashboard-owned placement's bindings are written to its hub and rolled out by the dashboard
-        onto its resource snapshots (placement.rolling, placement.hubbindings)."""
+        onto its resource snapshots (placement.rollouts.rolling, placement.hubbindings)."""
 
     @property
     def previews_rollout(self) -> bool:
