@@ -69,7 +69,7 @@ FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
 SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
 
 
-def _ignore(message: str) -> None:
+def ignore_notes(message: str) -> None:
     """Parser notes on legacy forms: the stored spec was accepted once already."""
 
 

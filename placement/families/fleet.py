@@ -184,7 +184,7 @@ class FleetFamily:
     # --- scheduling
 
     def parse(self, doc: dict[str, Any]) -> fleet.ClusterResourcePlacement:
-        parsed = parse_fleet_object(doc, service._ignore)
+        parsed = parse_fleet_object(doc, service.ignore_notes)
         # the manifest names the ClusterResourcePlacement kind, which is what the parser answers
         assert isinstance(parsed, fleet.ClusterResourcePlacement)
         return parsed
@@ -374,7 +374,7 @@ FLEET = FleetFamily()
 def parse_stored(placement: Placement) -> fleet.ClusterResourcePlacement:
     """The scheduler's view of a ClusterResourcePlacement as stored; raises ManifestError as admission
     would."""
-    return parse_cluster_resource_placement(service.manifest(placement), service._ignore)
+    return parse_cluster_resource_placement(service.manifest(placement), service.ignore_notes)
 
 
 def _live_bindings(hub_ids: Iterable[int], names: Iterable[str]) -> QuerySet[ClusterResourceBinding]:

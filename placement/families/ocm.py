@@ -233,7 +233,7 @@ class OcmFamily:
     # --- scheduling
 
     def parse(self, doc: dict[str, Any]) -> ocm.Placement:
-        parsed = parse_ocm_object(doc, service._ignore)
+        parsed = parse_ocm_object(doc, service.ignore_notes)
         # the manifest names the Placement kind, which is what the parser answers
         assert isinstance(parsed, ocm.Placement)
         return parsed
@@ -388,7 +388,7 @@ OCM = OcmFamily()
 def parse_stored(placement: Placement) -> ocm.Placement:
     """The scheduler's view of an OCM Placement as stored, for the trigger chain's rules; raises what the
     Placement parser raises."""
-    return parse_placement(service.manifest(placement), service._ignore)
+    return parse_placement(service.manifest(placement), service.ignore_notes)
 
 
 def score_row(cluster: Mapping[str, Any], weights: Mapping[str, int]) -> tables.ScoreRow:
