@@ -21,12 +21,12 @@ class Column:
     sort: str = ""
 
 
-def per_page(params: QueryDict) -> int:
-    """`per_page` from the query string, PER_PAGE when absent or not a number, at most MAX_PER_PAGE."""
+def per_page(params: QueryDict, name: str = "per_page", default: int = PER_PAGE) -> int:
+    """Page size `name` from the query string: `default` when absent or not a number, at most MAX_PER_PAGE."""
     try:
-        wanted = int(params.get("per_page", PER_PAGE))
+        wanted = int(params.get(name, default))
     except ValueError:
-        return PER_PAGE
+        return default
     return min(max(wanted, 1), MAX_PER_PAGE)
 
 

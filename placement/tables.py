@@ -1,4 +1,4 @@
-"""How placements are shown: list columns, the score table computed from a stored explanation, the chart.
+"""How placements are shown: the list tables, the score table computed from a stored explanation, the chart.
 
 The score table never re-runs the scheduler: every row comes from `Placement.explanation` (the
 scheduler's `to_explanation()`: clusters as columns), so a page of a 10,000-cluster table costs one
@@ -11,20 +11,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Protocol, TypeVar, overload
 
+import django_tables2 as tables
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
 from core.listing import Column
+from core.tables import ListTable, date_text, name_column
+from placement import queries
+from placement.models import Placement
 from placement.scheduler import columns as cluster_columns
 from placement.scheduler.timeutil import DurationError, format_time, parse_go_duration, parse_time
 from placement.summary import FLEET_CRP
-
-PLACEMENT_COLUMNS = (
-    Column("Placement", "name"),
-    Column("Kind", "kind"),
-    Column("Owner", "owner"),
-    Column("Hub", "hub"),
-    Column("Selected / requested"),
-    Column("Condition"),
-    Column("Last change", "changed"),
-)
 
 SCORE_COLUMNS_SORTS = ("rank", "name", "total")
 CHART_TOP = 20
@@ -239,6 +236,57 @@ def filter_rows(rows: Sequence[Row], *, name: str = "", show: str = "") -> list[
     wanted: Callable[[Row], bool] = shows.get(show, lambda row: True)
     needle = name.lower()
     return [row for row in rows if wanted(row) and needle in row.name.lower()]
+
+
+class _PrioritizerColumn(tables.Column):  # type: ignore[misc]
+    """One prioritizer's raw score and, where the weight changes it, its weighted contribution."""
+
+    def __init__(self, prioritizer: str, weight: int | None) -> None:
+        header = prioritizer
+        if weight is not None:
+            header = format_html('{}<br><span class="kind">raw × {}</span>', prioritizer, weight)
+        super().__init__(
+            header,
+            accessor="name",
+            attrs={"th": {"class": "number"}, "td": {"class": "number"}},
+        )
+        self.prioritizer = prioritizer
+
+    def render(self, record: ScoreRow) -> SafeString | str:
+        [(raw, weighted)] = record.cells([self.prioritizer])
+        if raw is None:
+            return ""
+        if weighted == raw:
+            return str(raw)
+        return format_html('{} <span class="weighted">→ {}</span>', raw, weighted)
+
+
+class ScoreRowTable(ListTable):
+    """The score table's page: rank, cluster, total, one column per prioritizer, why it was filtered.
+    Its rows come sorted and filtered (`sort_rows`, `filter_rows`) and are built for the shown page only."""
+
+    rank = tables.Column("Rank", attrs={"td": {"class": "number rank"}}, default="—", orderable=True)
+    name = tables.Column("Cluster", attrs={"td": {"class": "name"}}, orderable=True)
+    total = tables.Column("Total", attrs={"td": {"class": "number total"}}, orderable=True)
+    filtered_by = tables.Column("Filtered by", attrs={"td": {"class": "reason"}})
+    pager_label = "Score table"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table score-table", "id": "scores"}
+        row_attrs = {
+            "class": lambda record: " ".join(
+                css for css, on in (("selected", record.selected), ("filtered", record.filtered_by)) if on
+            )
+        }
+
+    def __init__(self, rows: Sequence[ScoreRow], prioritizers: Sequence[tuple[str, int | None]]) -> None:
+        extra = [(f"prioritizer-{i}", _PrioritizerColumn(*p)) for i, p in enumerate(prioritizers)]
+        order = ("rank", "name", "total", *(name for name, _ in extra), "filtered_by")
+        super().__init__(rows, extra_columns=extra, sequence=order)
+
+    def render_name(self, record: ScoreRow) -> SafeString:
+        chip = SafeString(' <span class="chip selected-chip">selected</span>') if record.selected else ""
+        return format_html("{}{}", record.name, chip)
 
 
 def plotly_text(value: str) -> str:
@@ -614,3 +662,45 @@ def timeline_figure(stages: Sequence[StageRow], now: datetime) -> dict[str, Any]
             "height": max(240, 96 + 28 * len(labels)),
         },
     }
+
+
+class PlacementTable(ListTable):
+    name = name_column("Placement", "placement:placement-list", orderable=True)
+    kind = tables.Column("Kind", orderable=True)
+    owner = tables.Column("Owner", orderable=True)
+    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    selected = tables.Column("Selected / requested", accessor="pk", attrs={"td": {"class": "number"}})
+    condition = tables.Column("Condition", accessor="pk")
+    changed = tables.Column("Last change", accessor="last_change", default="—", orderable=True)
+    pager_label = "Placements"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "placements"}
+
+    def render_name(self, record: Placement) -> str:
+        return f"{record.namespace}/{record.name}" if record.namespace else record.name
+
+    # tables2 hands a choice field's display text as `value`: these cells read the stored value
+    def render_kind(self, record: Placement) -> str:
+        return "OCM" if record.kind == Placement.Kind.PLACEMENT else "Fleet"
+
+    def render_owner(self, record: Placement) -> SafeString:
+        return format_html('<span class="owner owner-{}">{}</span>', record.owner, record.owner)
+
+    def render_selected(self, record: "queries.PlacementForList") -> str:
+        return f"{queries.selected_count(record)} / {queries.requested(record)}"
+
+    def render_condition(self, record: Placement) -> SafeString:
+        condition = queries.condition(record)
+        if condition is None:
+            return SafeString('<span class="empty">not scheduled yet</span>')
+        tone = "ok" if condition.get("status") == "True" else "failing"
+        return format_html(
+            '<span class="status status-{}" title="{}">{}</span>',
+            tone,
+            condition.get("message", ""),
+            condition.get("reason") or condition.get("status"),
+        )
+
+    def render_changed(self, value: datetime) -> str:
+        return date_text(value)
