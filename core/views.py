@@ -46,6 +46,12 @@ def table_page(
     extra: Mapping[str, Any] | None = None,
 ) -> HttpResponse:
     """A list page: the whole page, or only `fragment` for htmx; 400 when a filter is invalid."""
-    context = table_context(request, filterset, table_class, rows, extra)
+    return render_table(
+        request, template, fragment, table_context(request, filterset, table_class, rows, extra)
+    )
+
+
+def render_table(request: HttpRequest, template: str, fragment: str, context: dict[str, Any]) -> HttpResponse:
+    """The page of a `table_context`, or its fragment for htmx; 400 when a filter is invalid."""
     status = 200 if context["table"] is not None else 400
     return render(request, fragment if listing.is_htmx(request) else template, context, status=status)
