@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "django_htmx",
+    "django_tables2",
     "drf_spectacular",
     # Swagger UI's files, served by the site itself (no CDN)
     "drf_spectacular_sidecar",

@@ -5,7 +5,6 @@ from typing import Any
 from axes.helpers import get_client_username, get_cool_off
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -13,26 +12,19 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 from django.views.decorators.http import require_GET
 
+from fleetui.tables import HomeClusterTable, HomePlacementTable
 from inventory import roles
 from inventory.models import ManagedCluster
 from placement.models import Placement
-
-PAGE_SIZE = 25
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """The clusters and placements the user's roles show, each paged on its own query parameter."""
-    clusters = Paginator(roles.restrict(ManagedCluster.objects.for_listing(), request.user), PAGE_SIZE)
-    placements = Paginator(roles.restrict(Placement.objects.for_listing(), request.user), PAGE_SIZE)
-    return render(
-        request,
-        "home.html",
-        {
-            "clusters": clusters.get_page(request.GET.get("clusters_page")),
-            "placements": placements.get_page(request.GET.get("placements_page")),
-        },
-    )
+    clusters = HomeClusterTable(roles.restrict(ManagedCluster.objects.for_listing(), request.user))
+    placements = HomePlacementTable(roles.restrict(Placement.objects.for_listing(), request.user))
+    context = {"clusters": clusters.configure(request), "placements": placements.configure(request)}
+    return render(request, "home.html", context)
 
 
 @require_GET

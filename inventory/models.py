@@ -220,8 +220,6 @@ class ManagedCluster(HubObject):
     memory_allocatable = models.FloatField(null=True, blank=True)
     # Not stored: what the cluster table shows of a row, set by inventory.views.
     placement_count: int
-    cpu_display: str
-    memory_display: str
 
     objects = ManagedClusterQuerySet.as_manager()
 
@@ -283,6 +281,8 @@ class ManagedClusterSet(HubObject):
     )
     # Only for LabelSelector; null (matches nothing) is different from {} (matches every cluster).
     label_selector = models.JSONField(null=True, blank=True)
+    # Not stored: the namespaces the cluster set table shows a row bound to, set by inventory.views.
+    namespaces: list[str]
 
     class Meta:
         constraints = [

@@ -1,48 +1,26 @@
-"""How inventory lists are shown: sortable columns, page sizes, quantities in human units, audit rows."""
+"""How inventory lists are shown: the list tables, quantities in human units, audit rows."""
 
 import json
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
+import django_tables2 as tables
 from django.db import models
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.text import Truncator
 
-from core.listing import Column
-from inventory import audit
-from inventory.models import AuditEntry
+from core.tables import ListTable, chips, name_column, time_html
+from inventory import audit, queries
+from inventory.models import AuditEntry, ManagedCluster, ManagedClusterSet, RejectedObject
 
 _BINARY_UNITS = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 
 
-CLUSTER_COLUMNS = (
-    Column("Name", "name"),
-    Column("Hub", "hub"),
-    Column("Sets"),
-    Column("Labels"),
-    Column("Availability", "availability"),
-    Column("CPU", "cpu"),
-    Column("Memory", "memory"),
-    Column("Taints"),
-    Column("Placements"),
-)
-
-CLUSTER_SET_COLUMNS = (
-    Column("Name", "name"),
-    Column("Hub", "hub"),
-    Column("Selector"),
-    Column("Members", "members"),
-    Column("Availability"),
-    Column("Bound namespaces"),
-)
-
-REJECTED_COLUMNS = tuple(
-    Column(header) for header in ("Hub", "Kind", "Object", "Reason", "First seen", "Last seen")
-)
-AUDIT_COLUMNS = tuple(
-    Column(header)
-    for header in ("Time", "Actor", "Action", "Target", "Outcome", "Hub", "Request id", "Source", "Details")
-)
 # The targets that have a page, by the list page its detail pages sit under (`<list>/<pk>/`).
 TARGET_PAGES = {
     "inventory.managedcluster": "inventory:cluster-list",
@@ -94,3 +72,170 @@ def recent_changes(target: models.Model) -> dict[str, Any]:
         "recent_changes": audit.entries_for(target, limit=RECENT_CHANGES),
         "audit_log_url": f"{reverse('inventory:audit-list')}?{query}",
     }
+
+
+def _number(header: str, accessor: str | None = None, *, css: str = "number", **kwargs: Any) -> tables.Column:
+    return tables.Column(header, accessor=accessor, attrs={"td": {"class": css}}, **kwargs)
+
+
+def labels_html(cluster: ManagedCluster) -> SafeString:
+    """The cluster's first label chips and how many more it has."""
+    hidden = cluster.hidden_label_count()
+    more = format_html('<span class="more">+{}</span>', hidden) if hidden else ""
+    return format_html("{}{}", chips(cluster.label_chips()), more)
+
+
+def availability_html(cluster: ManagedCluster) -> SafeString:
+    stale = SafeString(' <span class="status status-stale">stale</span>') if cluster.stale else ""
+    status = cluster.availability.lower()
+    return format_html(
+        '<span class="status status-{}">{}</span>{}', status, cluster.get_availability_display(), stale
+    )
+
+
+class ClusterTable(ListTable):
+    """Clusters; `placement_count` is set on each shown row by the view (one query per page)."""
+
+    name = name_column("Name", "inventory:cluster-list", orderable=True)
+    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    sets = tables.Column("Sets", accessor="pk")
+    labels = tables.Column("Labels", accessor="pk")
+    availability = tables.Column("Availability", orderable=True)
+    cpu = _number("CPU", "cpu_allocatable", orderable=True)
+    memory = _number("Memory", "memory_allocatable", orderable=True)
+    taints = tables.Column("Taints", empty_values=())
+    placements = _number("Placements", "placement_count", css="number placements")
+    pager_label = "Clusters"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "clusters"}
+
+    def render_name(self, record: ManagedCluster) -> SafeString:
+        badge = record.cluster_kind.badge
+        return format_html(
+            "{}{}", record.name, format_html(' <span class="kind">{}</span>', badge) if badge else ""
+        )
+
+    def render_sets(self, record: ManagedCluster) -> SafeString:
+        prefix = self.url("inventory:clusterset-list")
+        memberships = record.memberships.all()
+        return format_html_join(
+            "",
+            '<a class="chip set" href="{}{}/">{}</a>',
+            ((prefix, m.cluster_set_id, m.cluster_set.name) for m in memberships),
+        )
+
+    def render_labels(self, record: ManagedCluster) -> SafeString:
+        return labels_html(record)
+
+    def render_availability(self, record: ManagedCluster) -> SafeString:
+        return availability_html(record)
+
+    def render_cpu(self, value: float) -> str:
+        return human_cpu(value)
+
+    def render_memory(self, value: float) -> str:
+        return human_bytes(value)
+
+    def render_taints(self, value: list[dict[str, str]]) -> SafeString:
+        shown = (
+            (t.get("effect", ""), t.get("key", ""), f"={t['value']}" if t.get("value") else "") for t in value
+        )
+        return format_html_join("", '<span class="chip taint" title="{}">{}{}</span>', shown)
+
+
+class ClusterSetTable(ListTable):
+    """Cluster sets; `namespaces` (the bound namespaces) is set on each shown row by the view."""
+
+    name = name_column("Name", "inventory:clusterset-list", orderable=True)
+    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    selector = tables.Column("Selector", accessor="pk")
+    members = _number("Members", "member_count", css="members number", orderable=True)
+    availability = tables.Column("Availability", accessor="pk")
+    namespaces = tables.Column("Bound namespaces", empty_values=())
+    pager_label = "Cluster sets"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "clustersets"}
+
+    def render_selector(self, record: ManagedClusterSet) -> SafeString:
+        selector = queries.selector_text(record)
+        return format_html('<span class="kind">{}</span> <code>{}</code>', record.selector_type, selector)
+
+    def render_availability(self, record: ManagedClusterSet) -> SafeString:
+        return SafeString(render_to_string("inventory/_rollup.html", {"rollup": record}))
+
+    def render_namespaces(self, value: list[str]) -> SafeString:
+        return chips(value) if value else SafeString('<span class="empty">unbound</span>')
+
+
+class RejectedObjectTable(ListTable):
+    hub = tables.Column("Hub", accessor="hub__name")
+    kind = tables.Column("Kind", attrs={"td": {"class": "kind"}})
+    object = tables.Column("Object", accessor="name", attrs={"td": {"class": "name"}})
+    reason = tables.Column("Reason", attrs={"td": {"class": "reason"}})
+    first_seen = tables.Column("First seen")
+    last_seen = tables.Column("Last seen")
+    pager_label = "Rejected objects"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "rejected-objects"}
+        row_attrs = {"data-rejected": lambda record: record.pk}
+
+    def render_object(self, record: RejectedObject) -> SafeString:
+        name = Truncator(record.name).chars(80)
+        return format_html("<code>{}{}</code>", f"{record.namespace}/" if record.namespace else "", name)
+
+    def render_first_seen(self, value: datetime) -> SafeString:
+        return time_html(value)
+
+    def render_last_seen(self, record: RejectedObject) -> SafeString:
+        watch = SafeString(' <span class="more">(watch)</span>') if not record.sync_run_id else ""
+        return format_html("{}{}", time_html(record.last_seen), watch)
+
+
+_OUTCOME_TONES = {"ok": "ok", "no-op": "never"}
+
+
+class AuditTable(ListTable):
+    """Audit entries; `target_url`, `before_json` and `after_json` are set by `audit_rows`."""
+
+    at = tables.Column("Time")
+    actor = tables.Column("Actor", accessor="actor_name", attrs={"td": {"class": "actor"}})
+    action = tables.Column("Action", attrs={"td": {"class": "action"}})
+    target = tables.Column("Target", attrs={"td": {"class": "target"}}, empty_values=())
+    outcome = tables.Column("Outcome")
+    hub = tables.Column("Hub", accessor="hub__name")
+    request_id = tables.Column("Request id", empty_values=())
+    source = tables.Column("Source", accessor="source_address")
+    details = tables.Column("Details", accessor="pk")
+    pager_label = "Audit log"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "audit-entries"}
+        row_attrs = {"data-entry": lambda record: record.pk}
+
+    def render_at(self, value: datetime) -> SafeString:
+        return time_html(value)
+
+    def render_action(self, value: str) -> SafeString:
+        return format_html("<code>{}</code>", value)
+
+    def render_target(self, record: AuditEntry) -> SafeString:
+        target = record.target
+        if record.target_url:
+            target = format_html('<a href="{}">{}</a>', record.target_url, record.target)
+        return format_html('<span class="kind">{}</span> {}', record.target_type, target)
+
+    def render_outcome(self, record: AuditEntry) -> SafeString:
+        # the stored value, not the display text tables2 would hand as `value`
+        tone = _OUTCOME_TONES.get(record.outcome, "failing")
+        return format_html('<span class="status status-{} outcome">{}</span>', tone, record.outcome)
+
+    def render_request_id(self, value: str) -> SafeString:
+        return format_html("<code>{}</code>", value)
+
+    def render_details(self, record: AuditEntry) -> SafeString:
+        if not (record.before_json or record.after_json or record.hub_answer):
+            return SafeString("")
+        return SafeString(render_to_string("inventory/_audit_details.html", {"entry": record}))

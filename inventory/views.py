@@ -9,17 +9,16 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Page
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_filters import FilterSet
 
 from core import listing
 from core.editors import EditFailed, EditorPage, ListEditor, edit_rows, respond
 from core.requests import SignedInRequest
+from core.views import table_page
 from inventory import access, audit, editing, queries, roles, tables
 from inventory.filtersets import (
     AuditEntryFilterSet,
@@ -56,44 +55,18 @@ LIST_DEFERRED = (
 )
 
 
-def _listing(
-    request: SignedInRequest, filterset: FilterSet, columns: tuple[listing.Column, ...]
-) -> dict[str, Any]:
-    page = listing.filtered_page(request, filterset)
-    return {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id"],
-        "page": page,
-        "columns": listing.sort_links(columns, request.GET),
-        "page_queries": listing.page_queries(request, page),
-    }
-
-
-def _cluster_rows(page: Page[ManagedCluster] | None) -> None:
-    """Attach what the cluster table shows beyond the row itself: placements and human quantities."""
-    clusters = listing.materialise(page)
+def _cluster_rows(clusters: list[ManagedCluster]) -> None:
+    """Attach the placement counts of the shown clusters, read in one query."""
     counts = queries.placement_counts(clusters)
     for cluster in clusters:
         cluster.placement_count = counts[cluster.pk]
-        cluster.cpu_display = tables.human_cpu(cluster.cpu_allocatable)
-        cluster.memory_display = tables.human_bytes(cluster.memory_allocatable)
 
 
-def _clusters_context(request: SignedInRequest, clusters: ManagedClusterQuerySet) -> dict[str, Any]:
+def _cluster_filterset(request: SignedInRequest, clusters: ManagedClusterQuerySet) -> ClusterFilterSet:
     # The table shows none of the wide JSON columns; not reading them halves the page query.
-    listing = clusters.for_listing().defer(*LIST_DEFERRED)
+    listed = clusters.for_listing().defer(*LIST_DEFERRED)
     sets = roles.sets_for(request.user)
-    filterset = ClusterFilterSet(
-        request.GET, queryset=queries.with_cluster_sets(listing, sets), request=request
-    )
-    context = _listing(request, filterset, tables.CLUSTER_COLUMNS)
-    _cluster_rows(context["page"])
-    # Ids are for links and the API; the form offers names.
-    context["hidden_filters"] = ["hub_id", "cluster_set_id"]
-    # Row links are built from these prefixes: one reverse() per page instead of one per row.
-    context["cluster_url"] = reverse("inventory:cluster-list")
-    context["clusterset_url"] = reverse("inventory:clusterset-list")
-    return context
+    return ClusterFilterSet(request.GET, queryset=queries.with_cluster_sets(listed, sets), request=request)
 
 
 # --- hubs
@@ -177,9 +150,16 @@ def hub_sync(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def cluster_list(request: SignedInRequest) -> HttpResponse:
-    context = _clusters_context(request, roles.restrict(ManagedCluster.objects.all(), request.user))
-    return listing.render_list(
-        request, "inventory/cluster_list.html", "inventory/_cluster_table.html", context
+    filterset = _cluster_filterset(request, roles.restrict(ManagedCluster.objects.all(), request.user))
+    return table_page(
+        request,
+        filterset,
+        tables.ClusterTable,
+        "inventory/cluster_list.html",
+        "inventory/_cluster_table.html",
+        rows=_cluster_rows,
+        # Ids are for links and the API; the form offers names.
+        extra={"hidden_filters": ["hub_id", "cluster_set_id"]},
     )
 
 
@@ -217,23 +197,30 @@ def clusterset_list(request: SignedInRequest) -> HttpResponse:
     visible = roles.sets_for(request.user).order_by("name", "hub__name", "pk")
     queryset = queries.with_member_rollup(visible)
     filterset = ClusterSetFilterSet(request.GET, queryset=queryset, request=request)
-    context = _listing(request, filterset, tables.CLUSTER_SET_COLUMNS)
-    cluster_sets = listing.materialise(context["page"])
+    return table_page(
+        request,
+        filterset,
+        tables.ClusterSetTable,
+        "inventory/clusterset_list.html",
+        "inventory/_clusterset_table.html",
+        rows=_set_rows,
+    )
+
+
+def _set_rows(cluster_sets: list[ManagedClusterSet]) -> None:
+    """Attach the namespaces the shown sets are bound to, read in one query."""
     namespaces = queries.bound_namespaces(cluster_sets)
     for cluster_set in cluster_sets:
         cluster_set.namespaces = namespaces.get(cluster_set.pk, [])
-        cluster_set.selector_display = queries.selector_text(cluster_set)
-    return listing.render_list(
-        request, "inventory/clusterset_list.html", "inventory/_clusterset_table.html", context
-    )
 
 
 @login_required
 @require_GET
 def clusterset_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     cluster_set = get_object_or_404(queries.with_member_rollup(roles.sets_for(request.user)), pk=pk)
-    context = _clusters_context(request, ManagedCluster.objects.filter(memberships__cluster_set=cluster_set))
-    context |= {
+    members = ManagedCluster.objects.filter(memberships__cluster_set=cluster_set)
+    filterset = _cluster_filterset(request, members)
+    context = {
         "cluster_set": cluster_set,
         "selector_display": queries.selector_text(cluster_set),
         # The set and the hub are fixed here; the other cluster filters apply to its members.
@@ -243,8 +230,14 @@ def clusterset_detail(request: SignedInRequest, pk: int) -> HttpResponse:
         context |= access.tab_context(request, cluster_set)
         context |= _binding_context(request, cluster_set)
         context |= tables.recent_changes(cluster_set)
-    return listing.render_list(
-        request, "inventory/clusterset_detail.html", "inventory/_cluster_table.html", context
+    return table_page(
+        request,
+        filterset,
+        tables.ClusterTable,
+        "inventory/clusterset_detail.html",
+        "inventory/_cluster_table.html",
+        rows=_cluster_rows,
+        extra=context,
     )
 
 
@@ -260,10 +253,13 @@ def rejected_list(request: SignedInRequest) -> HttpResponse:
     filterset = RejectedObjectFilterSet(
         request.GET, queryset=rows.order_by("hub__name", "kind", "namespace", "name", "pk"), request=request
     )
-    context = _listing(request, filterset, tables.REJECTED_COLUMNS)
-    context["hidden_filters"] = ["hub_id", "sync_run"]
-    return listing.render_list(
-        request, "inventory/rejected_list.html", "inventory/_rejected_table.html", context
+    return table_page(
+        request,
+        filterset,
+        tables.RejectedObjectTable,
+        "inventory/rejected_list.html",
+        "inventory/_rejected_table.html",
+        extra={"hidden_filters": ["hub_id", "sync_run"]},
     )
 
 
@@ -274,11 +270,17 @@ def audit_list(request: SignedInRequest) -> HttpResponse:
     filtered and paged."""
     visible = roles.restrict(AuditEntry.objects.all(), request.user)
     filterset = AuditEntryFilterSet(request.GET, queryset=visible.select_related("hub"), request=request)
-    context = _listing(request, filterset, tables.AUDIT_COLUMNS)
-    tables.audit_rows(listing.materialise(context["page"]))
     # The actions logged so far, offered as the `action` field's suggestions.
-    context["actions"] = visible.order_by("action").values_list("action", flat=True).distinct()
-    return listing.render_list(request, "inventory/audit_list.html", "inventory/_audit_table.html", context)
+    actions = visible.order_by("action").values_list("action", flat=True).distinct()
+    return table_page(
+        request,
+        filterset,
+        tables.AuditTable,
+        "inventory/audit_list.html",
+        "inventory/_audit_table.html",
+        rows=tables.audit_rows,
+        extra={"actions": actions},
+    )
 
 
 # --- access management (roles) of cluster sets and namespaces

@@ -279,6 +279,11 @@ def _unique_per_hub(model: str) -> list[models.BaseConstraint]:
 class StagedUpdateStrategy(RolloutObject):
     """A KubeFleet ClusterStagedUpdateStrategy: the ordered stages a staged update run follows."""
 
+    # Not stored: what the strategy table shows of a row (how many runs use it, its spec as YAML), set by
+    # placement.views.
+    run_count: int
+    spec_yaml: str
+
     class Meta:
         constraints = _unique_per_hub("stagedupdatestrategy")
         ordering = ["hub", "name"]

@@ -1,4 +1,4 @@
-"""How placements are shown: list columns, the score table computed from a stored explanation, the chart.
+"""How placements are shown: the list tables, the score table computed from a stored explanation, the chart.
 
 The score table never re-runs the scheduler: every row comes from `Placement.explanation` (the
 scheduler's `to_explanation()`: clusters as columns), so a page of a 10,000-cluster table costs one
@@ -8,20 +8,17 @@ JSON read, a sort of the key columns and a ScoreRow per shown row.
 import html
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple, Protocol, TypeVar, overload
 
-from core.listing import Column
-from placement.scheduler import columns as cluster_columns
+import django_tables2 as tables
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
-PLACEMENT_COLUMNS = (
-    Column("Placement", "name"),
-    Column("Kind", "kind"),
-    Column("Owner", "owner"),
-    Column("Hub", "hub"),
-    Column("Selected / requested"),
-    Column("Condition"),
-    Column("Last change", "changed"),
-)
+from core.tables import ListTable, date_text, name_column
+from placement import queries
+from placement.models import Placement
+from placement.scheduler import columns as cluster_columns
 
 SCORE_COLUMNS_SORTS = ("rank", "name", "total")
 CHART_TOP = 20
@@ -176,6 +173,57 @@ def filter_rows(rows: Sequence[Row], *, name: str = "", show: str = "") -> list[
     return [row for row in rows if wanted(row) and needle in row.name.lower()]
 
 
+class _PrioritizerColumn(tables.Column):  # type: ignore[misc]
+    """One prioritizer's raw score and, where the weight changes it, its weighted contribution."""
+
+    def __init__(self, prioritizer: str, weight: int | None) -> None:
+        header = prioritizer
+        if weight is not None:
+            header = format_html('{}<br><span class="kind">raw × {}</span>', prioritizer, weight)
+        super().__init__(
+            header,
+            accessor="name",
+            attrs={"th": {"class": "number"}, "td": {"class": "number"}},
+        )
+        self.prioritizer = prioritizer
+
+    def render(self, record: ScoreRow) -> SafeString | str:
+        [(raw, weighted)] = record.cells([self.prioritizer])
+        if raw is None:
+            return ""
+        if weighted == raw:
+            return str(raw)
+        return format_html('{} <span class="weighted">→ {}</span>', raw, weighted)
+
+
+class ScoreRowTable(ListTable):
+    """The score table's page: rank, cluster, total, one column per prioritizer, why it was filtered.
+    Its rows come sorted and filtered (`sort_rows`, `filter_rows`) and are built for the shown page only."""
+
+    rank = tables.Column("Rank", attrs={"td": {"class": "number rank"}}, default="—", orderable=True)
+    name = tables.Column("Cluster", attrs={"td": {"class": "name"}}, orderable=True)
+    total = tables.Column("Total", attrs={"td": {"class": "number total"}}, orderable=True)
+    filtered_by = tables.Column("Filtered by", attrs={"td": {"class": "reason"}})
+    pager_label = "Score table"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table score-table", "id": "scores"}
+        row_attrs = {
+            "class": lambda record: " ".join(
+                css for css, on in (("selected", record.selected), ("filtered", record.filtered_by)) if on
+            )
+        }
+
+    def __init__(self, rows: Sequence[ScoreRow], prioritizers: Sequence[tuple[str, int | None]]) -> None:
+        extra = [(f"prioritizer-{i}", _PrioritizerColumn(*p)) for i, p in enumerate(prioritizers)]
+        order = ("rank", "name", "total", *(name for name, _ in extra), "filtered_by")
+        super().__init__(rows, extra_columns=extra, sequence=order)
+
+    def render_name(self, record: ScoreRow) -> SafeString:
+        chip = SafeString(' <span class="chip selected-chip">selected</span>') if record.selected else ""
+        return format_html("{}{}", record.name, chip)
+
+
 def plotly_text(value: str) -> str:
     """`value` as plotly shows it literally. Plotly reads the text of a figure (trace names, category
     labels, hover text) as a little HTML: `<a href>` makes a link, `<b>` or `<br>` restyle it. Hub objects
@@ -213,3 +261,50 @@ def chart_figure(
             "margin": {"t": 48, "r": 16, "b": 96, "l": 56},
         },
     }
+
+
+class PlacementTable(ListTable):
+    name = name_column("Placement", "placement:placement-list", orderable=True)
+    kind = tables.Column("Kind", orderable=True)
+    owner = tables.Column("Owner", orderable=True)
+    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    selected = tables.Column("Selected / requested", accessor="pk", attrs={"td": {"class": "number"}})
+    condition = tables.Column("Condition", accessor="pk")
+    changed = tables.Column("Last change", accessor="last_change", default="—", orderable=True)
+    pager_label = "Placements"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "placements"}
+
+    def render_name(self, record: Placement) -> str:
+        return f"{record.namespace}/{record.name}" if record.namespace else record.name
+
+    # tables2 hands a choice field's display text as `value`: these cells read the stored value
+    def render_kind(self, record: Placement) -> str:
+        return record.family.label
+
+    def render_owner(self, record: Placement) -> SafeString:
+        return owner_cell(record.owner)
+
+    def render_selected(self, record: "queries.PlacementForList") -> str:
+        return f"{record.family.selected_count(record)} / {record.family.requested(record)}"
+
+    def render_condition(self, record: Placement) -> SafeString:
+        condition = queries.condition(record)
+        if condition is None:
+            return SafeString('<span class="empty">not scheduled yet</span>')
+        tone = "ok" if condition.get("status") == "True" else "failing"
+        return format_html(
+            '<span class="status status-{}" title="{}">{}</span>',
+            tone,
+            condition.get("message", ""),
+            condition.get("reason") or condition.get("status"),
+        )
+
+    def render_changed(self, value: datetime) -> str:
+        return date_text(value)
+
+
+def owner_cell(owner: str) -> SafeString:
+    """The owner (dashboard or hub) as a chip styled by owner."""
+    return format_html('<span class="owner owner-{}">{}</span>', owner, owner)

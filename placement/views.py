@@ -13,7 +13,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,6 +22,7 @@ from core import listing
 from core.editors import EditorPage, ListEditor, edit_rows, respond
 from core.hooks import Hook
 from core.requests import SignedInRequest
+from core.views import table_page
 from inventory import tables as inventory_tables
 from placement import access, importing, queries, service, tables, tolerations
 from placement.filtersets import PlacementFilterSet
@@ -30,11 +30,6 @@ from placement.forms import PlacementForm, SpecForm, TolerationFormSet, UploadFo
 from placement.models import Placement
 from placement.scheduler.untrusted import InputError, load_json
 
-SCORE_COLUMNS = (
-    listing.Column("Rank", "rank"),
-    listing.Column("Cluster", "name"),
-    listing.Column("Total", "total"),
-)
 TIMELINE_LENGTH = 50
 
 
@@ -56,22 +51,13 @@ sections: Hook[PageSections] = Hook("the placement page's rollout sections")
 def placement_list(request: SignedInRequest) -> HttpResponse:
     placements = access.visible(queries.for_list(Placement.objects.for_listing()), request.user)
     filterset = PlacementFilterSet(request.GET, queryset=placements, request=request)
-    page = listing.filtered_page(request, filterset)
-    for placement in listing.materialise(page):
-        placement.condition = queries.condition(placement)
-        placement.selected_count = placement.family.selected_count(placement)
-        placement.requested = placement.family.requested(placement)
-    context = {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id"],
-        "page": page,
-        "columns": listing.sort_links(tables.PLACEMENT_COLUMNS, request.GET),
-        "page_queries": listing.page_queries(request, page),
-        "placement_url": reverse("placement:placement-list"),
-        "can_add": access.administers_any(request.user),
-    }
-    return listing.render_list(
-        request, "placement/placement_list.html", "placement/_placement_table.html", context
+    return table_page(
+        request,
+        filterset,
+        tables.PlacementTable,
+        "placement/placement_list.html",
+        "placement/_placement_table.html",
+        extra={"can_add": access.administers_any(request.user)},
     )
 
 
@@ -96,16 +82,12 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
     )
     # sorted and filtered on the key columns; ScoreRows are built for the shown page only
     rows = tables.ScoreRows(table, shown)
-    page = Paginator(rows, listing.per_page(request.GET)).get_page(request.GET.get("page"))
     return {
         "placement": placement,
         # the filters' target: the placement page, also when an Apply answers with this table
         "score_url": reverse("placement:placement-detail", args=[placement.pk]),
         "prioritizers": prioritizers,
-        "score_rows": [(row, row.cells(names)) for row in page.object_list],
-        "page": page,
-        "page_queries": listing.page_queries(request, page),
-        "columns": listing.sort_links(SCORE_COLUMNS, request.GET),
+        "table": tables.ScoreRowTable(rows, prioritizers).configure(request),
         "cluster_count": len(table),
         "scored_count": sum(1 for key in keys if key.rank is not None),
         "chart": tables.chart_figure(

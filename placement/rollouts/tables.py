@@ -1,35 +1,20 @@
-"""How staged update runs are shown: list columns, their summary, stage rows and the timeline chart."""
+"""How staged update runs are shown: list tables, their summary, stage rows and the timeline chart."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
-from core.listing import Column
+import django_tables2 as tables
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from core.tables import ListTable, date_text, name_column
+from placement.models import StagedUpdateRun, StagedUpdateStrategy
 from placement.scheduler.timeutil import DurationError, format_time, parse_go_duration, parse_time
-from placement.tables import plotly_text
+from placement.tables import owner_cell, plotly_text
 
-RUN_COLUMNS = (
-    Column("Run", "name"),
-    Column("Hub", "hub"),
-    Column("Owner", "owner"),
-    Column("Placement"),
-    Column("Strategy"),
-    Column("State"),
-    Column("Current stage"),
-    Column("Initialized"),
-    Column("Progressing"),
-    Column("Succeeded"),
-    Column("Pending approvals"),
-    Column("Created", "created"),
-)
-STRATEGY_COLUMNS = (
-    Column("Strategy", "name"),
-    Column("Hub", "hub"),
-    Column("Owner", "owner"),
-    Column("Stages"),
-    Column("Runs"),
-)
 # How a stage, cluster or task is doing, as the run page words it (also its CSS status class).
 NOT_STARTED, UPDATING, WAITING = "not started", "updating", "waiting"
 STOPPING, STOPPED, SUCCEEDED, SKIPPED, FAILED = "stopping", "stopped", "succeeded", "skipped", "failed"
@@ -341,3 +326,124 @@ def timeline_figure(stages: Sequence[StageRow], now: datetime) -> dict[str, Any]
             "height": max(240, 96 + 28 * len(labels)),
         },
     }
+
+
+class RunTable(ListTable):
+    name = name_column("Run", "rollouts:run-list", orderable=True)
+    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    owner = tables.Column("Owner", orderable=True)
+    placement = tables.Column("Placement", accessor="placement_name")
+    strategy = tables.Column("Strategy", accessor="strategy_name")
+    state = tables.Column("State", accessor="pk")
+    current_stage = tables.Column("Current stage", accessor="pk")
+    initialized = tables.Column("Initialized", accessor="pk")
+    progressing = tables.Column("Progressing", accessor="pk")
+    succeeded = tables.Column("Succeeded", accessor="pk")
+    pending = tables.Column(
+        "Pending approvals", accessor="pending_approvals", attrs={"td": {"class": "number"}}
+    )
+    created = tables.Column("Created", orderable=True)
+    pager_label = "Runs"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "runs"}
+
+    def render_owner(self, record: StagedUpdateRun) -> SafeString:
+        return owner_cell(record.owner)
+
+    def render_placement(self, record: StagedUpdateRun) -> SafeString | str:
+        if record.placement_id is None:
+            return record.placement_name
+        link = f"{self.url('placement:placement-list')}{record.placement_id}/"
+        return format_html('<a href="{}">{}</a>', link, record.placement_name)
+
+    def render_state(self, record: StagedUpdateRun) -> str:
+        return str(record.spec.get("state") or "Initialize")
+
+    def render_current_stage(self, record: StagedUpdateRun) -> str:
+        return RunSummary.of(record.status or {}).current_stage or "—"
+
+    def _chip(self, record: StagedUpdateRun, index: int) -> SafeString:
+        _, condition, tone, short = RunSummary.of(record.status or {}).chips[index]
+        if condition is None:
+            return SafeString('<span class="empty">—</span>')
+        title = f"{condition.get('reason', '')}: {condition.get('message', '')}"
+        status = condition.get("status", "")
+        return format_html(
+            '<span class="status status-{}" title="{}">{} · {}</span>', tone, title, status, short
+        )
+
+    def render_initialized(self, record: StagedUpdateRun) -> SafeString:
+        return self._chip(record, 0)
+
+    def render_progressing(self, record: StagedUpdateRun) -> SafeString:
+        return self._chip(record, 1)
+
+    def render_succeeded(self, record: StagedUpdateRun) -> SafeString:
+        return self._chip(record, 2)
+
+    def render_pending(self, record: StagedUpdateRun, value: int) -> SafeString | int:
+        if not value:
+            return 0
+        link = f"{self.url('rollouts:approval-list')}?{urlencode({'q': record.name})}"
+        return format_html('<a href="{}">{}</a>', link, value)
+
+    def render_created(self, value: datetime) -> str:
+        return date_text(value, "Y-m-d H:i")
+
+
+class StrategyTable(ListTable):
+    """Strategies; `run_count` and `spec_yaml` are set on each shown row by the view."""
+
+    name = tables.Column("Strategy", attrs={"td": {"class": "name"}}, orderable=True)
+    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    owner = tables.Column("Owner", orderable=True)
+    stages = tables.Column("Stages", accessor="pk")
+    runs = tables.Column("Runs", accessor="run_count", attrs={"td": {"class": "number"}})
+    pager_label = "Strategies"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "strategies"}
+
+    def render_name(self, record: StagedUpdateStrategy) -> SafeString:
+        spec = record.spec_yaml
+        return format_html(
+            '<details><summary>{}</summary><pre class="yaml">{}</pre></details>', record.name, spec
+        )
+
+    def render_owner(self, record: StagedUpdateStrategy) -> SafeString:
+        return owner_cell(record.owner)
+
+    def render_stages(self, record: StagedUpdateStrategy) -> SafeString:
+        stages = (record.spec or {}).get("stages") or ()
+        return format_html_join(
+            " → ", '<span class="chip">{}</span>', ((stage.get("name"),) for stage in stages)
+        )
+
+    def render_runs(self, record: StagedUpdateStrategy, value: int) -> SafeString | int:
+        if not value:
+            return 0
+        query = urlencode({"q": record.name, "hub": record.hub.name})
+        return format_html('<a href="{}?{}">{}</a>', self.url("rollouts:run-list"), query, value)
+
+
+class ApprovalTable(ListTable):
+    """The approvals inbox: the view sets `entries` (the shown page's inbox rows) and `denied` (why a
+    user may not approve); each row is drawn by the inbox row template the page also polls."""
+
+    name = tables.Column("Request")
+    hub = tables.Column("Hub")
+    run = tables.Column("Run")
+    stage = tables.Column("Stage")
+    task = tables.Column("Task")
+    clusters = tables.Column("Clusters in the stage")
+    waiting = tables.Column("Waiting since")
+    state = tables.Column("State")
+    actions = tables.Column("Actions")
+    pager_label = "Approval requests"
+    entries: Sequence[Any] = ()
+    denied = ""
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "approvals"}
+        template_name = "rollouts/_approval_rows.html"

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core import listing
 from core.requests import SignedInRequest
+from core.views import render_table, table_context, table_page
 from inventory import audit
 from placement import access, queries
 from placement.families import fleet
@@ -50,24 +51,20 @@ def _approvals_context(request: HttpRequest, error: str = "") -> dict[str, Any]:
     """The filtered page of requests; those approved but not accepted yet are re-read from their hub."""
     visible = approvals.visible_requests(request.user)
     filterset = ApprovalRequestFilterSet(request.GET, queryset=visible, request=request)
-    page = listing.filtered_page(request, filterset)
-    rows = listing.materialise(page)
-    return {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id"],
-        "page": page,
-        "page_queries": listing.page_queries(request, page),
-        "refresh_errors": approvals.refresh_waiting(rows),
-        "entries": approvals.inbox_entries(rows, request.user),
-        "denied": approvals.DENIED,
-        "error": error,
-    }
+    context = table_context(request, filterset, tables.ApprovalTable, extra={"error": error})
+    table = context["table"]
+    if table is not None:
+        rows = table.page_records()
+        context["refresh_errors"] = approvals.refresh_waiting(rows)
+        table.entries = approvals.inbox_entries(rows, request.user)
+        table.denied = approvals.DENIED
+    return context
 
 
 @login_required
 @require_GET
 def approval_list(request: SignedInRequest) -> HttpResponse:
-    return listing.render_list(
+    return render_table(
         request, "rollouts/approval_list.html", "rollouts/_approval_table.html", _approvals_context(request)
     )
 
@@ -112,18 +109,14 @@ def run_list(request: SignedInRequest) -> HttpResponse:
     runs = access.visible(StagedUpdateRun.objects.order_by("hub__name", "name", "pk"), request.user)
     runs = rollouts.with_pending_approvals(runs)
     filterset = StagedUpdateRunFilterSet(request.GET, queryset=runs, request=request)
-    page = listing.filtered_page(request, filterset)
-    for run in listing.materialise(page):
-        run.summary = tables.RunSummary.of(run.status or {})
-    context = {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id", "placement_id"],
-        "page": page,
-        "columns": listing.sort_links(tables.RUN_COLUMNS, request.GET),
-        "page_queries": listing.page_queries(request, page),
-        "can_add": access.administers_any(request.user),
-    }
-    return listing.render_list(request, "rollouts/run_list.html", "rollouts/_run_table.html", context)
+    return table_page(
+        request,
+        filterset,
+        tables.RunTable,
+        "rollouts/run_list.html",
+        "rollouts/_run_table.html",
+        extra={"hidden_filters": ["hub_id", "placement_id"], "can_add": access.administers_any(request.user)},
+    )
 
 
 def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict[str, Any]:
@@ -231,23 +224,23 @@ def strategy_list(request: SignedInRequest) -> HttpResponse:
     strategies = StagedUpdateStrategy.objects.select_related("hub").order_by("hub__name", "name", "pk")
     strategies = access.visible(strategies, request.user)
     filterset = StagedUpdateStrategyFilterSet(request.GET, queryset=strategies, request=request)
-    page = listing.filtered_page(request, filterset)
-    strategy_rows = listing.materialise(page)
-    runs = rollouts.run_counts(strategy_rows)
-    for strategy in strategy_rows:
+    return table_page(
+        request,
+        filterset,
+        tables.StrategyTable,
+        "rollouts/strategy_list.html",
+        "rollouts/_strategy_table.html",
+        rows=_strategy_rows,
+        extra={"can_add": access.administers_any(request.user)},
+    )
+
+
+def _strategy_rows(strategies: list[StagedUpdateStrategy]) -> None:
+    """Attach the shown strategies' run counts (one query) and their specs as YAML."""
+    runs = rollouts.run_counts(strategies)
+    for strategy in strategies:
         strategy.run_count = runs.get((strategy.hub_id, strategy.name), 0)
         strategy.spec_yaml = as_yaml(strategy.spec)
-    context = {
-        "filterset": filterset,
-        "hidden_filters": ["hub_id"],
-        "page": page,
-        "columns": listing.sort_links(tables.STRATEGY_COLUMNS, request.GET),
-        "page_queries": listing.page_queries(request, page),
-        "can_add": access.administers_any(request.user),
-    }
-    return listing.render_list(
-        request, "rollouts/strategy_list.html", "rollouts/_strategy_table.html", context
-    )
 
 
 @login_required

@@ -20,6 +20,7 @@ from tests.factories import (
     StagedUpdateStrategyFactory,
     UserFactory,
 )
+from tests.pages import shown
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -27,7 +28,7 @@ URL = "/audit/"
 
 
 def actions(response) -> list[str]:
-    return [entry.action for entry in response.context["page"]]
+    return [entry.action for entry in shown(response)]
 
 
 def seed_log(alice: User) -> ManagedClusterSet:
@@ -173,7 +174,7 @@ def test_rows_link_their_targets_and_open_before_after_and_the_hub_answer(
     assert f'<a href="/clustersets/{prod.pk}/">prod</a>' in html
     assert f'<a href="/clusters/{cluster.pk}/">edge-1</a>' in html
     # a strategy and a hub have no page of their own: their names, unlinked
-    links = {entry.action: entry.target_url for entry in response.context["page"]}
+    links = {entry.action: entry.target_url for entry in shown(response)}
     assert links["strategy.create"] == links["hub.sync"] == ""
     taints = root_client.get(URL, {"action": "cluster.taints"}).content.decode()
     assert "<details" in taints and "<summary>Before / after</summary>" in taints
@@ -188,11 +189,11 @@ def test_htmx_gets_the_fragment_and_pages_keep_the_filters(root_client: Client, 
         AuditEntryFactory(actor=user, action="role.grant", target=f"set-{index}")
     AuditEntryFactory(actor=user, action="role.change")
     first = root_client.get(URL, {"action": "role.grant", "per_page": 2})
-    assert [e.target for e in first.context["page"]] == ["set-4", "set-3"]
+    assert [e.target for e in shown(first)] == ["set-4", "set-3"]
     assert "action=role.grant&amp;per_page=2&amp;page=2" in first.content.decode()
     third = root_client.get(URL, {"action": "role.grant", "per_page": 2, "page": 3}, **HTMX)
     html = third.content.decode()
-    assert [e.target for e in third.context["page"]] == ["set-0"]
+    assert [e.target for e in shown(third)] == ["set-0"]
     assert "<html" not in html and "Page 3 of 3" in html
     assert '<option value="role.change">' in html  # the datalist of logged actions
 
@@ -218,14 +219,14 @@ def test_query_count_does_not_grow_with_rows(
     # the approvals badge of the nav bar
     with django_assert_max_num_queries(7):
         response = client.get(URL, {"per_page": 500})
-    assert len(response.context["page"].object_list) == rows
+    assert len(shown(response)) == rows
 
 
 def target_log(client: Client, response) -> list[int]:
     """The entries the page's "All changes in the audit log" link lists."""
     url = response.context["audit_log_url"]
     assert f'href="{url.replace("&", "&amp;")}"' in response.content.decode()
-    return [entry.pk for entry in client.get(url).context["page"]]
+    return [entry.pk for entry in shown(client.get(url))]
 
 
 def test_object_pages_show_their_recent_changes_and_link_the_full_log(root_client: Client) -> None:

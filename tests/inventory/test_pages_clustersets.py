@@ -14,6 +14,7 @@ from tests.factories import (
     ManagedClusterSetFactory,
     UserFactory,
 )
+from tests.pages import shown
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -55,7 +56,7 @@ def test_clustersets_list_rollup_selectors_and_bindings(logged_in_client) -> Non
     seed_sets(3)
     response = logged_in_client.get(reverse("inventory:clusterset-list"))
     html = response.content.decode()
-    rows = {s.name: s for s in response.context["page"]}
+    rows = {s.name: s for s in shown(response)}
     assert rows["prod"].member_count == 3
     assert (rows["prod"].available_count, rows["prod"].unavailable_count, rows["prod"].stale_count) == (
         2,
@@ -72,7 +73,7 @@ def test_clustersets_list_rollup_selectors_and_bindings(logged_in_client) -> Non
 def test_clustersets_sort_by_members_and_fragment(logged_in_client) -> None:
     seed_sets(2)
     response = logged_in_client.get(reverse("inventory:clusterset-list"), {"sort": "-members"}, **HTMX)
-    assert [s.name for s in response.context["page"]] == ["prod", "gpu"]
+    assert [s.name for s in shown(response)] == ["prod", "gpu"]
     assert "<html" not in response.content.decode()
 
 
@@ -88,7 +89,7 @@ def test_clusterset_detail_query_count_does_not_grow(
         response = logged_in_client.get(
             reverse("inventory:clusterset-detail", args=[prod.pk]), {"per_page": 500}
         )
-    assert len(response.context["page"].object_list) == count
+    assert len(shown(response)) == count
     html = response.content.decode()
     assert "team-a" in html and "team-b" in html
     assert 'id="member-count">' + str(count) in html
@@ -98,9 +99,9 @@ def test_clusterset_detail_pages_and_filters_members(logged_in_client) -> None:
     prod = seed_sets(5)
     url = reverse("inventory:clusterset-detail", args=[prod.pk])
     second = logged_in_client.get(url, {"per_page": 2, "page": 2}, **HTMX)
-    assert [c.name for c in second.context["page"]] == ["m-002", "m-003"]
+    assert [c.name for c in shown(second)] == ["m-002", "m-003"]
     unavailable = logged_in_client.get(url, {"availability": "Unavailable"}, **HTMX)
-    assert [c.name for c in unavailable.context["page"]] == ["m-000"]
+    assert [c.name for c in shown(unavailable)] == ["m-000"]
     # the set is fixed on this page: no hub or set filter in its form
     assert 'name="cluster_set"' not in unavailable.content.decode()
 
@@ -112,4 +113,4 @@ def test_clustersets_query_count_does_not_grow(logged_in_client, django_assert_m
         ManagedClusterSetBindingFactory(hub=hub, namespace="ns", name=f"set-{index:02d}")
     with django_assert_max_num_queries(7):
         response = logged_in_client.get(reverse("inventory:clusterset-list"), {"per_page": 100})
-    assert len(response.context["page"].object_list) == 60
+    assert len(shown(response)) == 60

@@ -18,6 +18,7 @@ from tests.factories import (
     PlacementDecisionFactory,
     UserFactory,
 )
+from tests.pages import shown
 
 pytestmark = pytest.mark.django_db
 
@@ -57,12 +58,12 @@ def viewer(fleet) -> Client:
 
 
 def listed(client: Client, url: str) -> set[str]:
-    return {row.name for row in client.get(url, {"per_page": 500}).context["page"]}
+    return {row.name for row in shown(client.get(url, {"per_page": 500}))}
 
 
 def test_lists_show_only_what_the_roles_cover(fleet, viewer) -> None:
     assert listed(viewer, reverse("inventory:cluster-list")) == {"shared", "p1"}  # p1 twice: OCM and Fleet
-    clusters = viewer.get(reverse("inventory:cluster-list"), {"per_page": 500}).context["page"]
+    clusters = shown(viewer.get(reverse("inventory:cluster-list"), {"per_page": 500}))
     assert sorted(c.kind for c in clusters if c.name == "p1") == ["ManagedCluster", "MemberCluster"]
     assert listed(viewer, reverse("inventory:clusterset-list")) == {"prod"}
 
@@ -89,7 +90,7 @@ def test_a_cluster_page_names_only_visible_sets_and_placements(fleet, viewer) ->
     assert "team-b/etl" not in html and ">dev</a>" not in html
     # the table's set chips too
     table = viewer.get(reverse("inventory:cluster-list"), {"name": "shared"})
-    assert [m.cluster_set.name for m in table.context["page"][0].memberships.all()] == ["prod"]
+    assert [m.cluster_set.name for m in shown(table)[0].memberships.all()] == ["prod"]
 
 
 def test_a_fleet_member_page_shows_the_crp_of_its_hub(fleet, viewer) -> None:

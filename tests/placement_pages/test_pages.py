@@ -18,6 +18,7 @@ from tests.factories import (
     UserFactory,
     placement_role,
 )
+from tests.pages import shown
 from tests.placement_pages.access_support import ADMIN, VIEW, bind, elsewhere_admin, grant
 from tests.placement_pages.explanations import (
     FLEET_EXPLANATION,
@@ -97,7 +98,7 @@ def test_list_filters(logged_in_client, user: User, params: dict, expected: set[
     seed(4, user)
     response = logged_in_client.get(reverse("placement:placement-list"), params, **HTMX)
     assert response.status_code == 200
-    names = {p.name for p in response.context["page"].object_list}
+    names = {p.name for p in shown(response)}
     assert names == expected
     assert "<html" not in response.content.decode()  # only the fragment
 
@@ -118,7 +119,7 @@ def test_the_list_leaves_out_what_the_roles_do_not_show(client, user: User) -> N
     ):
         client.force_login(viewer)
         response = client.get(reverse("placement:placement-list"))
-        assert {p.name for p in response.context["page"].object_list} == expected, viewer
+        assert {p.name for p in shown(response)} == expected, viewer
     client.force_login(web_viewer)
     assert detail(client, placements[0]).status_code == 404  # ml/p-000
     assert detail(client, placements[1]).status_code == 200  # web/p-001
@@ -138,7 +139,7 @@ def test_list_query_count_is_constant(logged_in_client, user: User, count: int) 
             reverse("placement:placement-list"), {"per_page": 500, "sort": "-changed"}
         )
     assert response.status_code == 200
-    assert len(response.context["page"].object_list) == count + 1
+    assert len(shown(response)) == count + 1
     # session, user, count, page (the roles narrow both as subqueries), the hub choices of the form, the
     # approvals badge of the nav bar, and (+1, once per request) whether the user administers any set,
     # deciding whether the New placement / Upload links show
@@ -165,8 +166,8 @@ def test_detail_shows_the_score_table_chart_decisions_and_timeline(logged_in_cli
     response = detail(logged_in_client, placement)
     html = response.content.decode()
     assert response.status_code == 200
-    rows = response.context["score_rows"]
-    assert [(row.name, row.rank, row.total) for row, _ in rows] == [
+    rows = shown(response)
+    assert [(row.name, row.rank, row.total) for row in rows] == [
         ("b", 1, 270),
         ("c", 2, 200),
         ("a", 3, 140),
@@ -194,7 +195,7 @@ def test_score_table_sorts_filters_and_pages_on_the_server(logged_in_client, use
     )
     assert response.status_code == 200
     assert response.templates[0].name == "placement/_score_table.html"
-    names = [row.name for row, _ in response.context["score_rows"]]
+    names = [row.name for row in shown(response)]
     # 60 selected (even indexes), reversed rank order: page 2 holds the last 10
     assert names == [f"c-{i:04d}" for i in range(18, -1, -2)]
 
@@ -262,7 +263,7 @@ def test_detail_query_count_is_constant(logged_in_client, user: User, clusters: 
     with CaptureQueriesContext(connection) as captured:
         response = detail(logged_in_client, placement, per_page="500")
     assert response.status_code == 200
-    assert len(response.context["score_rows"]) == clusters
+    assert len(shown(response)) == clusters
     # session, user, placement + hub (the roles a subquery of it), decision pages, events, history, the
     # approvals badge, and +1: the latest audit entries ("Recent changes")
     assert len(captured) <= 8, [q["sql"] for q in captured]

@@ -67,7 +67,7 @@ def test_the_list_shows_hub_and_dashboard_runs_with_their_conditions_and_filters
     page = text(signed_in(client, ops).get(reverse("rollouts:run-list")))
     assert '<span id="result-count">2</span>' in page
     row = re.search(
-        r"<tr>\s*<td class=\"name\"><a [^>]*>batch-jobs-rollout-1</a>.*?</tr>", page, re.S
+        r"<tr[^>]*>\s*<td class=\"name\"><a [^>]*>batch-jobs-rollout-1</a>.*?</tr>", page, re.S
     ).group()
     for expected in (
         "demo",
