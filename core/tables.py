@@ -4,21 +4,55 @@ A list's FilterSet validates `sort` and orders the rows (the API shares it), so 
 data again: it reads `sort` only to mark the sorted column and to link each header to the other direction.
 """
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 import django_tables2 as tables
+from django.core.exceptions import FieldDoesNotExist
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
+from django.db import models
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
-from django.utils.html import format_html, format_html_join
+from django.utils.formats import localize
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.timezone import template_localtime  # type: ignore[attr-defined]  # not in the stubs
+from django_tables2 import utils as tables2_utils
+from django_tables2.columns.base import BoundColumn
 from django_tables2.data import TableListData, TableQuerysetData
+from django_tables2.rows import BoundRow
+from django_tables2.utils import Accessor
 
 from core import listing
+
+_inspect_signature = tables2_utils.signature
+
+
+@functools.lru_cache(maxsize=4096)
+def _signature_of(function: Any, bound: bool) -> tuple[tuple[str, ...], str | None]:
+    # the parameters of a bound method are those of its function without the first (self)
+    names, keywords = _inspect_signature(function)
+    return (names[1:] if bound else names), keywords
+
+
+def _signature(fn: Any) -> tuple[tuple[str, ...], str | None]:
+    function = getattr(fn, "__func__", None)
+    if function is not None:
+        return _signature_of(function, True)
+    try:
+        return _signature_of(fn, False)
+    except TypeError:  # an unhashable callable
+        return _inspect_signature(fn)  # type: ignore[no-any-return]
+
+
+# tables2 asks for the parameters of a render or link function on every cell (`inspect.signature`, about
+# 15 µs each: a quarter of a 500-row page's time). They depend on the function alone, so they are read
+# once per function; the answer is the same as tables2's own.
+tables2_utils.signature = _signature
 
 
 class _QuerysetRows(TableQuerysetData):  # type: ignore[misc]
@@ -89,6 +123,16 @@ class ListTable(tables.Table):  # type: ignore[misc]
         )
         return self
 
+    def shown_rows(self) -> Iterator[tuple[BoundRow, SafeString]]:
+        """The shown page's rows, each with its cells as HTML, drawn as tables2's `BoundRow.get_cell` draws
+        them and shown as its template shows them. What depends only on the column (its class, render
+        function and parameters, accessor, link) is worked out once per draw instead of once per cell,
+        and a row's cells are joined here rather than looped over in the template: on a 500-row page
+        that per-cell work cost more than the cells themselves."""
+        cells = [_Cells(self, column) for column in self.columns]
+        for row in self.paginated_rows:
+            yield row, SafeString("".join([cell.html(row) for cell in cells]))
+
     def page_records(self) -> list[Any]:
         """The shown page's records, read once (with their prefetches) so later steps reuse them."""
         shown = self.page.object_list
@@ -121,3 +165,60 @@ def time_html(value: datetime | None, shown: str = "Y-m-d H:i:s") -> SafeString:
 
 def chips(values: Iterable[object]) -> SafeString:
     return format_html_join("", '<span class="chip">{}</span>', ((value,) for value in values))
+
+
+class _Cells:
+    """One column's cells, with tables2's rules: the value through the accessor (a choices field shows its
+    display text), the column's default for an empty value, the render function with the arguments it
+    names, then the column's link."""
+
+    def __init__(self, table: ListTable, bound: BoundColumn) -> None:
+        self.table, self.bound, self.column = table, bound, bound.column
+        css = bound.attrs["td"].get("class")
+        self.opening = format_html('<td class="{}">', css) if css else SafeString("<td>")
+        self.accessor = Accessor(bound.accessor)
+        self.render = bound.render
+        self.names, self.keywords = tables2_utils.signature(self.render)
+        # whether the accessor ends at a field with choices: the same for every record of a list
+        self.display: bool | None = None
+
+    def _shows_display(self, record: Any) -> bool:
+        if self.display is None:
+            penultimate, remainder = self.accessor.penultimate(record)
+            self.display = False
+            if isinstance(penultimate, models.Model):
+                try:
+                    field = self.accessor.get_field(record)
+                except FieldDoesNotExist:
+                    field = None
+                has_display = hasattr(penultimate, f"get_{remainder}_display")
+                self.display = bool(getattr(field, "choices", ())) and has_display
+        return self.display
+
+    def draw(self, row: BoundRow) -> Any:
+        record = row.record
+        if self._shows_display(record):
+            penultimate, remainder = self.accessor.penultimate(record)
+            value = getattr(penultimate, f"get_{remainder}_display")()
+        else:
+            try:
+                value = self.accessor.resolve(record)
+            except Exception:  # tables2 shows the column's default for a value it cannot read
+                value = None
+        if value in self.column.empty_values:
+            return self.bound.default
+        arguments = {
+            "value": value,
+            "record": record,
+            "column": self.column,
+            "bound_column": self.bound,
+            "bound_row": row,
+            "table": self.table,
+        }
+        wanted = arguments if self.keywords else {name: arguments[name] for name in self.names}
+        content = self.render(**wanted)
+        return self.bound.link(content, **arguments) if self.bound.link else content
+
+    def html(self, row: BoundRow) -> str:
+        """The cell as the template shows a value: localised and escaped unless marked safe."""
+        return f"{self.opening}{conditional_escape(localize(template_localtime(self.draw(row))))}</td>"
