@@ -25,11 +25,25 @@ from inventory.models import (
     RejectedObject,
     SyncRun,
 )
+from placement.scheduler.untrusted import NUL_REFUSED, holds_nul
 
 _Row = TypeVar("_Row", bound=models.Model)
 _Role = TypeVar("_Role", bound=HeldRole)
 # A request body or a part of one, which inventory.editing and inventory.roles then judge.
 Body = dict[str, Any]
+
+
+_Named = TypeVar("_Named", bound=models.Model)
+
+
+class NamedField(serializers.SlugRelatedField[_Named]):
+    """An object by its name. A name holding a NUL character is refused with the field's error: PostgreSQL
+    cannot compare text with it, so the look-up would end in a database error (500)."""
+
+    def to_internal_value(self, data: Any) -> _Named:
+        if holds_nul(data):
+            raise serializers.ValidationError(NUL_REFUSED)
+        return super().to_internal_value(data)
 
 
 class HubScopedSerializer(serializers.ModelSerializer[_Row]):
@@ -320,12 +334,10 @@ def _offer_only(serializer: serializers.Serializer[Any], name: str, queryset: Qu
 class HeldRoleSerializer(serializers.ModelSerializer[_Role]):
     """A user's or a group's role, principals by name; create with exactly one of them."""
 
-    user = serializers.SlugRelatedField(
+    user = NamedField(
         slug_field="username", queryset=get_user_model().objects.all(), required=False, allow_null=True
     )
-    group = serializers.SlugRelatedField(
-        slug_field="name", queryset=Group.objects.all(), required=False, allow_null=True
-    )
+    group = NamedField(slug_field="name", queryset=Group.objects.all(), required=False, allow_null=True)
     principal = serializers.CharField(read_only=True, help_text="user:<name> or group:<name>")
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -373,7 +385,7 @@ class NamespaceRoleSerializer(HeldRoleSerializer[NamespaceRole]):
     """A role in a namespace of a hub: view sees its placements, edit changes them, admin also binds
     cluster sets into it and grants roles in it."""
 
-    hub = serializers.SlugRelatedField(slug_field="name", queryset=Hub.objects.none())
+    hub = NamedField(slug_field="name", queryset=Hub.objects.none())
     namespace = serializers.CharField(max_length=63, help_text="An RFC 1123 label")
 
     class Meta:

@@ -5,7 +5,7 @@ from typing import Any, cast
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inventory.api.serializers import HubScopedSerializer
+from inventory.api.serializers import HubScopedSerializer, NamedField
 from inventory.models import Hub
 from placement import queries
 from placement.models import (
@@ -28,16 +28,11 @@ class SpecField(serializers.JSONField):
         return value
 
 
-class HubField(serializers.SlugRelatedField[Hub]):
+class HubField(NamedField[Hub]):
     """A hub, by name."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(slug_field="name", queryset=Hub.objects.all(), **kwargs)
-
-    def to_internal_value(self, data: Any) -> Hub:
-        if holds_nul(data):
-            raise serializers.ValidationError(NUL_REFUSED)
-        return super().to_internal_value(data)
 
 
 class PlacementSerializer(HubScopedSerializer[Placement]):

@@ -143,3 +143,18 @@ def test_the_api_lists_the_roles_of_the_callers_namespaces_and_grants_as_the_pag
         url, {"hub": "east", "namespace": "Web_1", "user": "owner", "role": "admin"}, format="json"
     )
     assert invalid.status_code == 400 and "namespace" in invalid.json()
+
+
+@pytest.mark.parametrize("field", ["hub", "user", "group"])
+def test_a_name_with_a_nul_character_is_a_field_error_not_a_database_failure(east: Hub, field: str) -> None:
+    """PostgreSQL cannot compare text holding NUL: looking the name up would fail in the database (500)."""
+    owner = holder(east, "web", ADMIN, "owner")
+    client = APIClient()
+    client.force_authenticate(owner)
+    body = {"hub": "east", "namespace": "web", "role": "view", field: "x\x00"}
+    if field != "user":
+        body.setdefault("user", None)
+    response = client.post(reverse("inventory-api:namespace-role-list"), body, format="json")
+    assert response.status_code == 400
+    assert response.json()[field] == ["NUL characters (\\u0000) are not allowed."]
+    assert NamespaceRole.objects.count() == 1
