@@ -77,7 +77,10 @@ class StagedUpdateStrategyFilterSet(HubScopedFilterSet):
 
     q = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="Search")
     owner = django_filters.MultipleChoiceFilter(choices=Owner.choices)
-    sort = SortFilter(fields=(("name", "name"), ("hub__name", "hub")), tiebreak=("name", "hub__name", "pk"))
+    sort = SortFilter(
+        fields=(("name", "name"), ("hub__name", "hub"), ("owner", "owner")),
+        tiebreak=("name", "hub__name", "pk"),
+    )
 
     class Meta:
         model = StagedUpdateStrategy
