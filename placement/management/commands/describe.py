@@ -32,19 +32,25 @@ class Command(BaseCommand):
     help = "Describe a stored Placement or ClusterResourcePlacement as `oc describe` does."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("kind", metavar="placement|crp")
-        parser.add_argument("name")
-        parser.add_argument("-n", "--namespace", default="default", help="namespace of a Placement")
-        parser.add_argument("--hub", metavar="NAME", help="the hub (needed when several hold the name)")
+        add_placement_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         kind = KINDS.get(options["kind"].lower())
         if kind is None:
             raise CommandError(f"kind: must be one of {', '.join(KINDS)}", returncode=BAD_INPUT)
-        self.stdout.write(describe(_find(kind, options["name"], options["namespace"], options["hub"])))
+        placement = find_placement(kind, options["name"], options["namespace"], options["hub"])
+        self.stdout.write(describe(placement))
 
 
-def _find(kind: str, name: str, namespace: str, hub: str | None) -> Placement:
+def add_placement_arguments(parser: CommandParser) -> None:
+    """The arguments naming one stored placement, shared by the commands that show or drive one."""
+    parser.add_argument("kind", metavar="placement|crp")
+    parser.add_argument("name")
+    parser.add_argument("-n", "--namespace", default="default", help="namespace of a Placement")
+    parser.add_argument("--hub", metavar="NAME", help="the hub (needed when several hold the name)")
+
+
+def find_placement(kind: str, name: str, namespace: str, hub: str | None) -> Placement:
     found = Placement.objects.filter(kind=kind, name=name).select_related("hub")
     namespaced = families.family(kind).namespaced
     if namespaced:

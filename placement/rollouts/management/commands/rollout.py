@@ -13,7 +13,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from placement.management.commands.describe import BAD_INPUT, KINDS, _find
+from placement.management.commands.describe import BAD_INPUT, KINDS, add_placement_arguments, find_placement
 from placement.models import Placement
 from placement.rollouts import rolling
 from placement.scheduler.render import aligned
@@ -25,10 +25,7 @@ class Command(BaseCommand):
     help = "Show (and drive) a placement's rollout: waves of a CRP's rolling update, or an OCM preview."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("kind", metavar="placement|crp")
-        parser.add_argument("name")
-        parser.add_argument("-n", "--namespace", default="default", help="namespace of a Placement")
-        parser.add_argument("--hub", metavar="NAME", help="the hub (needed when several hold the name)")
+        add_placement_arguments(parser)
         parser.add_argument("--new-snapshot", action="store_true", help="roll out a new resource snapshot")
         parser.add_argument("--round", action="store_true", help="run a rolling-update round now")
         parser.add_argument("-o", "--output", choices=["text", "json"], default="text")
@@ -37,7 +34,7 @@ class Command(BaseCommand):
         kind = KINDS.get(options["kind"].lower())
         if kind is None:
             raise CommandError(f"kind: must be one of {', '.join(KINDS)}", returncode=BAD_INPUT)
-        placement = _find(kind, options["name"], options["namespace"], options["hub"])
+        placement = find_placement(kind, options["name"], options["namespace"], options["hub"])
         try:
             if options["new_snapshot"]:
                 rolling.roll_out_new_snapshot(placement, actor=ACTOR)
