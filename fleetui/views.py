@@ -12,19 +12,13 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 from django.views.decorators.http import require_GET
 
-from fleetui.tables import HomeClusterTable, HomePlacementTable
-from inventory import roles
-from inventory.models import ManagedCluster
-from placement.models import Placement
+from fleetui.overview import overview
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """The clusters and placements the user's roles show, each paged on its own query parameter."""
-    clusters = HomeClusterTable(roles.restrict(ManagedCluster.objects.for_listing(), request.user))
-    placements = HomePlacementTable(roles.restrict(Placement.objects.for_listing(), request.user))
-    context = {"clusters": clusters.configure(request), "placements": placements.configure(request)}
-    return render(request, "home.html", context)
+    """What needs attention among what the user's roles show, and the last sync of each hub."""
+    return render(request, "home.html", {"overview": overview(request.user)})
 
 
 @require_GET

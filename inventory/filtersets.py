@@ -134,10 +134,16 @@ class HubFilterSet(django_filters.FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     ocm = django_filters.BooleanFilter(field_name="serves_ocm")
     fleet = django_filters.BooleanFilter(field_name="serves_fleet")
+    state = django_filters.ChoiceFilter(
+        method="filter_state", label="Sync state", choices=queries.HUB_SYNC_STATES
+    )
 
     class Meta:
         model = Hub
         fields = ["name"]
+
+    def filter_state(self, qs: QuerySet[Hub], name: str, value: str) -> QuerySet[Hub]:
+        return qs.filter(queries.hub_sync_state(value)) if value else qs
 
 
 class ClusterFilterSet(HubScopedFilterSet):
@@ -152,6 +158,11 @@ class ClusterFilterSet(HubScopedFilterSet):
     kind = django_filters.MultipleChoiceFilter(choices=ManagedCluster.Kind.choices)
     availability = django_filters.MultipleChoiceFilter(choices=ManagedCluster.Availability.choices)
     taint = TaintKeyFilter(label="Taint key")
+    reporting = django_filters.BooleanFilter(
+        method="filter_reporting",
+        label="Reporting",
+        help_text="no: availability unknown (no heartbeat) or stale (the hub's last sync failed)",
+    )
     sort = SortFilter(
         fields=(
             ("name", "name"),
@@ -179,6 +190,13 @@ class ClusterFilterSet(HubScopedFilterSet):
     ) -> QuerySet[ManagedCluster]:
         member = ClusterSetMembership.objects.filter(cluster=OuterRef("pk"), cluster_set__in=value)
         return qs.filter(Exists(member)) if value else qs
+
+    def filter_reporting(
+        self, qs: QuerySet[ManagedCluster], name: str, value: bool | None
+    ) -> QuerySet[ManagedCluster]:
+        if value is None:
+            return qs
+        return qs.exclude(queries.NOT_REPORTING) if value else qs.filter(queries.NOT_REPORTING)
 
 
 class ClusterSetFilterSet(HubScopedFilterSet):

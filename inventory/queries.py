@@ -34,6 +34,25 @@ from placement.scheduler.ocm.clustersets import ClusterSetSelectorError, cluster
 
 Availability = ManagedCluster.Availability
 
+# Clusters whose hub reports no heartbeat (availability unknown: OCM's lease lapsed, a Fleet agent that
+# reports nothing) or whose row is out of date (stale: the hub's last sync failed).
+NOT_REPORTING = Q(availability=Availability.UNKNOWN) | Q(stale=True)
+
+# Hub.state in SQL, for the hub list's filter and the home page's counts.
+HUB_NEVER, HUB_FAILING, HUB_OK = "never", "failing", "ok"
+HUB_SYNC_STATES = ((HUB_NEVER, "never synced"), (HUB_FAILING, "last sync failed"), (HUB_OK, "ok"))
+_HUB_SYNC_STATE_Q = {
+    HUB_NEVER: Q(last_synced_at__isnull=True),
+    HUB_FAILING: Q(last_synced_at__isnull=False) & ~Q(last_sync_error=""),
+    HUB_OK: Q(last_synced_at__isnull=False, last_sync_error=""),
+}
+
+
+def hub_sync_state(state: str) -> Q:
+    """The hubs whose `Hub.state` is `state`."""
+    return _HUB_SYNC_STATE_Q[state]
+
+
 # --- label selectors on the JSON `labels` column
 
 

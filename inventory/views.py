@@ -24,6 +24,7 @@ from inventory.filtersets import (
     AuditEntryFilterSet,
     ClusterFilterSet,
     ClusterSetFilterSet,
+    HubFilterSet,
     RejectedObjectFilterSet,
 )
 from inventory.forms import BaseTaintFormSet, BindingForm, TaintFormSet, add_errors
@@ -100,10 +101,14 @@ def _annotated_hub(request: SignedInRequest, pk: int) -> tuple[Hub, SyncRun | No
 @login_required
 @require_GET
 def hub_list(request: SignedInRequest) -> HttpResponse:
-    hubs = list(queries.with_hub_counts(Hub.objects.all(), request.user))
+    """The hubs the user sees, filtered by the query (e.g. `?state=failing`); 400 for a bad filter."""
+    filterset = HubFilterSet(request.GET, queryset=Hub.objects.all(), request=request)
+    valid = filterset.is_valid()
+    hubs = list(queries.with_hub_counts(filterset.qs if valid else Hub.objects.none(), request.user))
     runs = queries.latest_runs(hubs)
     rows = [_hub_context(request, hub, runs.get(hub.pk), None) for hub in hubs]
-    return render(request, "inventory/hub_list.html", {"rows": rows})
+    context = {"rows": rows, "filterset": filterset, "filtered": any(request.GET.values())}
+    return render(request, "inventory/hub_list.html", context, status=200 if valid else 400)
 
 
 @login_required

@@ -16,6 +16,10 @@ class PlacementFilterSet(HubScopedFilterSet):
     owner = django_filters.MultipleChoiceFilter(choices=Owner.choices)
     namespace = django_filters.CharFilter()
     satisfied = django_filters.BooleanFilter(method="filter_satisfied", label="Satisfied")
+    misconfigured = django_filters.BooleanFilter(method="filter_misconfigured", label="Misconfigured")
+    rollout = django_filters.ChoiceFilter(
+        method="filter_rollout", label="Rolling update", choices=queries.ROLLOUT_STATES
+    )
     sort = SortFilter(
         fields=(
             ("name", "name"),
@@ -36,3 +40,11 @@ class PlacementFilterSet(HubScopedFilterSet):
 
     def filter_satisfied(self, qs: QuerySet[Placement], name: str, value: bool | None) -> QuerySet[Placement]:
         return qs if value is None else queries.filter_satisfied(qs, value)
+
+    def filter_misconfigured(
+        self, qs: QuerySet[Placement], name: str, value: bool | None
+    ) -> QuerySet[Placement]:
+        return qs if value is None else queries.filter_misconfigured(qs, value)
+
+    def filter_rollout(self, qs: QuerySet[Placement], name: str, value: str) -> QuerySet[Placement]:
+        return queries.filter_rollout(qs, value) if value else qs

@@ -10,15 +10,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import NotSupportedError, connection
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import BooleanField, Count, Model, OuterRef, Q, QuerySet, Subquery, TextField, Value
 from django.db.models.expressions import RawSQL
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django_stubs_ext import WithAnnotations
 
 from inventory import queries as inventory_queries
 from inventory.models import Hub, ManagedCluster
 from placement import families
-from placement.models import ClusterResourceBinding, DecisionChange, Placement, PlacementDecision
+from placement.models import ClusterResourceBinding, DecisionChange, Owner, Placement, PlacementDecision
 from placement.scheduler.fleet.types import STATE_UNSCHEDULED
 
 # The condition a list shows per kind: OCM's PlacementSatisfied, Fleet's scheduled condition.
@@ -26,31 +27,80 @@ SATISFIED_TYPES = ("PlacementSatisfied", "ClusterResourcePlacementScheduled", "S
 # List rows never read the explanation: at 10k clusters it is megabytes per placement.
 LIST_DEFERRED = ("explanation", "annotations", "labels")
 
-# Is one of SATISFIED_TYPES True in status.conditions, per database.
-_SATISFIED_SQL = {
+# The PlacementMisconfigured condition OCM writes when a spec parses but cannot be scheduled.
+MISCONFIGURED_TYPE = "PlacementMisconfigured"
+
+# A condition of `{table}.status.conditions` matching the clauses, per database; a clause is
+# `{field} IN (...)`, with `{field}` a condition's field read as text.
+_CONDITION_SQL = {
     "postgresql": (
         "EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE({table}.status -> 'conditions', '[]'::jsonb)) c "
-        "WHERE c ->> 'type' IN ({types}) AND c ->> 'status' = 'True')"
+        "WHERE {clauses})",
+        "c ->> '{field}'",
     ),
     "sqlite": (
-        "EXISTS (SELECT 1 FROM json_each({table}.status, '$.conditions') c "
-        "WHERE json_extract(c.value, '$.type') IN ({types}) AND json_extract(c.value, '$.status') = 'True')"
+        "EXISTS (SELECT 1 FROM json_each({table}.status, '$.conditions') c WHERE {clauses})",
+        "json_extract(c.value, '$.{field}')",
     ),
 }
 
 
-def _satisfied_sql() -> RawSQL:
-    if connection.vendor not in _SATISFIED_SQL:
-        raise NotSupportedError(f"the satisfied filter needs PostgreSQL or SQLite, not {connection.vendor}")
-    table = connection.ops.quote_name(Placement._meta.db_table)
-    types = ", ".join(["%s"] * len(SATISFIED_TYPES))
-    sql = _SATISFIED_SQL[connection.vendor].format(table=table, types=types)
-    return RawSQL(sql, SATISFIED_TYPES)
+def has_condition(
+    model: type[Model], types: Sequence[str], *, statuses: Sequence[str] = (), reasons: Sequence[str] = ()
+) -> RawSQL:
+    """Whether a row of `model` (a JSON `status` carrying Kubernetes conditions) has a condition of one
+    of `types`, with one of `statuses` and of `reasons` when given: a boolean SQL expression."""
+    if connection.vendor not in _CONDITION_SQL:
+        raise NotSupportedError(f"condition filters need PostgreSQL or SQLite, not {connection.vendor}")
+    template, field = _CONDITION_SQL[connection.vendor]
+    clauses: list[str] = []
+    params: list[str] = []
+    for name, values in (("type", types), ("status", statuses), ("reason", reasons)):
+        if values:
+            clauses.append(f"{field.format(field=name)} IN ({', '.join(['%s'] * len(values))})")
+            params.extend(values)
+    table = connection.ops.quote_name(model._meta.db_table)
+    sql = template.format(table=table, clauses=" AND ".join(clauses))
+    return RawSQL(sql, params, output_field=BooleanField())
 
 
 def filter_satisfied(placements: QuerySet[Placement], satisfied: bool) -> QuerySet[Placement]:
     """Placements whose satisfied/scheduled condition is (not) True, evaluated in SQL on the JSON status."""
-    return placements.alias(is_satisfied=_satisfied_sql()).filter(is_satisfied=satisfied)
+    is_satisfied = has_condition(Placement, SATISFIED_TYPES, statuses=("True",))
+    return placements.alias(is_satisfied=is_satisfied).filter(is_satisfied=satisfied)
+
+
+def filter_misconfigured(placements: QuerySet[Placement], misconfigured: bool) -> QuerySet[Placement]:
+    """Placements whose PlacementMisconfigured condition is (not) True: a spec the scheduler refuses."""
+    is_misconfigured = has_condition(Placement, (MISCONFIGURED_TYPE,), statuses=("True",))
+    return placements.alias(is_misconfigured=is_misconfigured).filter(is_misconfigured=misconfigured)
+
+
+# --- rolling updates, as the rollout rounds of dashboard-owned CRPs store them in status["rollout"]
+
+ROLLOUT_ACTIVE, ROLLOUT_STUCK = "active", "stuck"
+ROLLOUT_STATES = ((ROLLOUT_ACTIVE, "in progress"), (ROLLOUT_STUCK, "stuck"))
+
+
+def _rollout_stuck() -> Q:
+    # The last round failed (its error is kept until a round succeeds), or bindings failed to apply.
+    return ~Q(rollout_error="") | ~Q(rollout_failed="[]")
+
+
+def filter_rollout(placements: QuerySet[Placement], state: str) -> QuerySet[Placement]:
+    """Dashboard-owned CRPs whose rolling update is in progress (more rounds to come) or stuck (the last
+    round failed, or some bindings did), from the summary the last round stored."""
+    rolling = placements.filter(owner=Owner.DASHBOARD, status__rollout__has_key="at").alias(
+        rollout_error=Coalesce(KT("status__rollout__error"), Value(""), output_field=TextField()),
+        rollout_failed=Coalesce(KT("status__rollout__failed"), Value("[]"), output_field=TextField()),
+        # a JSON null reads as NULL on PostgreSQL, as "null" on SQLite (Django's KT); a lookup on KT
+        # itself would ask whether the key exists, which it does
+        rollout_requeue=Coalesce(KT("status__rollout__requeueAt"), Value(""), output_field=TextField()),
+    )
+    if state == ROLLOUT_STUCK:
+        return rolling.filter(_rollout_stuck())
+    moving = Q(status__rollout__needRoll=True) | ~Q(rollout_requeue__in=("", "null"))
+    return rolling.filter(moving).exclude(_rollout_stuck())
 
 
 class ListAnnotations(TypedDict):

@@ -5,6 +5,7 @@ from django.db.models import Q, QuerySet
 
 from inventory.filtersets import ID_RANGE, HubScopedFilterSet, SortFilter
 from placement.models import ApprovalRequest, Owner, StagedUpdateRun, StagedUpdateStrategy
+from placement.rollouts import runs
 from placement.rollouts.approvals import OPEN_STATES
 
 
@@ -53,6 +54,9 @@ class StagedUpdateRunFilterSet(HubScopedFilterSet):
         field_name="spec__state", label="State", choices=[(s, s) for s in ("Initialize", "Run", "Stop")]
     )
     placement_id = django_filters.NumberFilter(label="Placement id", **ID_RANGE)
+    progress = django_filters.ChoiceFilter(
+        method="filter_progress", label="Progress", choices=runs.PROGRESS_CHOICES
+    )
     sort = SortFilter(
         fields=(("name", "name"), ("hub__name", "hub"), ("owner", "owner"), ("created", "created")),
         tiebreak=("name", "hub__name", "pk"),
@@ -70,6 +74,11 @@ class StagedUpdateRunFilterSet(HubScopedFilterSet):
             | Q(spec__placementName__icontains=value)
             | Q(spec__stagedRolloutStrategyName__icontains=value)
         )
+
+    def filter_progress(
+        self, qs: QuerySet[StagedUpdateRun], name: str, value: str
+    ) -> QuerySet[StagedUpdateRun]:
+        return runs.filter_progress(qs, value) if value else qs
 
 
 class StagedUpdateStrategyFilterSet(HubScopedFilterSet):

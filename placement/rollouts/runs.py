@@ -39,7 +39,7 @@ from django_stubs_ext import WithAnnotations
 from inventory import audit
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, Hub, ManagedCluster
-from placement import access, claims, history, hubbindings, service
+from placement import access, claims, history, hubbindings, queries, service
 from placement.families.fleet import CRP_SCHEDULED, FLEET
 from placement.models import (
     ApprovalRequest,
@@ -56,6 +56,10 @@ from placement.scheduler.fleet.types import PICK_FIXED, PICK_N
 from placement.scheduler.labels import dns_subdomain_error
 from placement.scheduler.rollout.approval import approval_state
 from placement.scheduler.rollout.execution import (
+    RUN_FAILED_REASON,
+    RUN_PROGRESSING_REASON,
+    RUN_STUCK_REASON,
+    RUN_WAITING_REASON,
     PolicySnapshot,
     UpdateRunInputs,
     UpdateRunStep,
@@ -724,6 +728,31 @@ def with_pending_approvals(runs: QuerySet[StagedUpdateRun]) -> QuerySet[RunWithA
         .values("n")[:1]
     )
     return runs.select_related("hub", "placement").annotate(pending_approvals=Coalesce(Subquery(pending), 0))
+
+
+# What a run's conditions and last step say of its progress, for the runs list's filter and the home page.
+ACTIVE, STUCK = "active", "stuck"
+PROGRESS_CHOICES = ((ACTIVE, "active (progressing or waiting)"), (STUCK, "stuck or failed"))
+
+
+def _stuck() -> Q:
+    """Stuck (the engine's Progressing=False UpdateRunStuck), failed (UpdateRunFailed, or initialisation
+    failed), or a dashboard-owned run whose last step failed and is being retried."""
+    given_up = queries.has_condition(
+        StagedUpdateRun, ("Progressing",), reasons=(RUN_STUCK_REASON, RUN_FAILED_REASON)
+    )
+    failed_init = queries.has_condition(StagedUpdateRun, (INITIALIZED,), statuses=("False",))
+    return Q(given_up) | Q(failed_init) | ~Q(last_error="")
+
+
+def filter_progress(runs: QuerySet[StagedUpdateRun], progress: str) -> QuerySet[StagedUpdateRun]:
+    """Runs that are stuck, or active: progressing, or waiting on a task (an approval, a timed wait)."""
+    if progress == STUCK:
+        return runs.filter(_stuck())
+    moving = queries.has_condition(
+        StagedUpdateRun, ("Progressing",), reasons=(RUN_PROGRESSING_REASON, RUN_WAITING_REASON)
+    )
+    return runs.filter(Q(moving)).exclude(_stuck())
 
 
 def next_states(run: StagedUpdateRun) -> list[str]:
