@@ -31,6 +31,8 @@ CHART_OTHERS = 10
 # Tick labels and legend entries longer than these are cut (the hover shows the whole name).
 CHART_LABEL = 24
 CHART_LEGEND = 40
+# The height in pixels of the score chart's plot area, without its margins.
+CHART_PLOT_HEIGHT = 300
 # Roughly the width in pixels of one character of plotly's 12 px tick and legend font.
 CHART_CHAR_PX = 7
 
@@ -270,8 +272,12 @@ def chart_pick(
 
 
 def short_label(value: str, length: int = CHART_LABEL) -> str:
-    """`value` cut to `length` characters, an ellipsis marking the cut."""
-    return value if len(value) <= length else f"{value[: length - 1]}…"
+    """`value` cut to `length` characters in its middle, an ellipsis marking the cut: the names of one fleet
+    often share their start and differ at their end."""
+    if len(value) <= length:
+        return value
+    head = (length - 1) // 2
+    return f"{value[:head]}…{value[len(value) - (length - 1 - head) :]}"
 
 
 def chart_summary(pick: ChartPick[ScoreRow]) -> str:
@@ -292,7 +298,7 @@ def chart_figure(
     `chart_axis`); `summary` is what it shows, in words.
 
     The legend stands right of the plot, its entries cut to CHART_LEGEND characters, and the tick labels
-    are cut to CHART_LABEL characters at 45 degrees, with margins sized for the longest of each, so the
+    are cut to CHART_LABEL characters and slanted, with margins sized for the longest of each, so the
     legend never covers the axis labels."""
     rows = [*pick.selected, *pick.others]
     names = [plotly_text(row.name) for row in rows]
@@ -311,6 +317,9 @@ def chart_figure(
     ]
     longest_name = max((len(short_label(row.name)) for row in rows), default=0)
     longest_legend = max((len(short_label(name, CHART_LEGEND)) for name in prioritizers), default=0)
+    # slanted by 30 degrees a label takes half its length downwards, then the axis title; upright
+    # (narrow bars) the axis grows its margin itself (automargin)
+    bottom = 48 + math.ceil(CHART_CHAR_PX * longest_name / 2)
     layout: dict[str, Any] = {
         "barmode": "relative",
         "title": {"text": f"{title}: {chart_summary(pick)}", "x": 0, "xanchor": "left", "font": {"size": 14}},
@@ -320,7 +329,8 @@ def chart_figure(
             "tickmode": "array",
             "tickvals": names,
             "ticktext": [plotly_text(short_label(row.name)) for row in rows],
-            "tickangle": -45,
+            # plotly slants the labels as far as they need not to run into each other
+            "tickangle": "auto",
             "automargin": True,
         },
         "yaxis": {"title": {"text": axis}, "automargin": True},
@@ -330,10 +340,11 @@ def chart_figure(
             "t": 60,
             # the legend's swatch and gap, then its text
             "r": 56 + CHART_CHAR_PX * longest_legend,
-            # 45 degrees: a label takes sin(45°) of its length downwards, then the axis title
-            "b": 48 + math.ceil(CHART_CHAR_PX * longest_name * math.sqrt(0.5)),
+            "b": bottom,
             "l": 64,
         },
+        # the plot keeps its height however long the labels under it are
+        "height": CHART_PLOT_HEIGHT + 60 + bottom,
     }
     if pick.selected and pick.others:
         # a dotted line between the selected clusters and the best of the rest
