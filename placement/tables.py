@@ -1,15 +1,17 @@
-"""How placements are shown: the list tables, the score table computed from a stored explanation, the chart.
+"""How placements are shown: the list tables, the score table computed from a stored explanation, the charts.
 
 The score table never re-runs the scheduler: every row comes from `Placement.explanation` (the
 scheduler's `to_explanation()`: clusters as columns), so a page of a 10,000-cluster table costs one
 JSON read, a sort of the key columns and a ScoreRow per shown row.
 """
 
+import heapq
 import html
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol, TypeVar, overload
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, overload
 
 import django_tables2 as tables
 from django.utils.html import format_html
@@ -17,11 +19,22 @@ from django.utils.safestring import SafeString
 
 from core.tables import ListTable, date_text, name_column
 from placement import queries
+from placement.history import SelectionPoint
 from placement.models import Placement
 from placement.scheduler import columns as cluster_columns
 
 SCORE_COLUMNS_SORTS = ("rank", "name", "total")
-CHART_TOP = 20
+# The score chart's bars: the best ranked selected clusters, then the best ranked clusters left out, so
+# a placement over 10,000 clusters still draws a chart one can read.
+CHART_SELECTED = 30
+CHART_OTHERS = 10
+# Tick labels and legend entries longer than these are cut (the hover shows the whole name).
+CHART_LABEL = 24
+CHART_LEGEND = 40
+# The height in pixels of the score chart's plot area, without its margins.
+CHART_PLOT_HEIGHT = 300
+# Roughly the width in pixels of one character of plotly's 12 px tick and legend font.
+CHART_CHAR_PX = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +118,11 @@ class ScoreTable:
         fields = zip(range(len(self)), names, selected, reasons, self.totals, self.ranks, strict=True)
         return [RowKey(*row) for row in fields]
 
-    def top(self, count: int) -> list[ScoreRow]:
-        """The rows of the `count` best ranks, by rank."""
-        ranked = sort_rows([key for key in self.keys() if key.rank is not None], "rank")
-        return [self.row(key.position) for key in ranked[:count]]
+    def chart_pick(self) -> "ChartPick[ScoreRow]":
+        """The score chart's rows (`chart_pick`), built for the picked keys only."""
+        pick = chart_pick(self.keys())
+        selected = [self.row(key.position) for key in pick.selected]
+        return ChartPick(selected, [self.row(key.position) for key in pick.others], pick.not_shown)
 
 
 class ScoreRows(Sequence[ScoreRow]):
@@ -232,34 +246,160 @@ def plotly_text(value: str) -> str:
     return html.escape(value, quote=False)
 
 
+@dataclass(frozen=True)
+class ChartPick(Generic[Row]):
+    """The bars of the score chart: selected clusters and the best of the rest, each by rank, and how many
+    scored clusters are left out."""
+
+    selected: list[Row]
+    others: list[Row]
+    not_shown: int
+
+
+def chart_pick(
+    rows: Iterable[Row], selected: int = CHART_SELECTED, others: int = CHART_OTHERS
+) -> ChartPick[Row]:
+    """The `selected` best ranked selected rows and the `others` best ranked rows not selected. One pass
+    splits the ranked rows and a bounded heap keeps the best of each, so 10,000 rows are never sorted."""
+    chosen: list[Row] = []
+    rest: list[Row] = []
+    for row in rows:
+        if row.rank is not None:
+            (chosen if row.selected else rest).append(row)
+    best = heapq.nsmallest(selected, chosen, key=_rank_key)
+    best_rest = heapq.nsmallest(others, rest, key=_rank_key)
+    return ChartPick(best, best_rest, len(chosen) + len(rest) - len(best) - len(best_rest))
+
+
+def short_label(value: str, length: int = CHART_LABEL) -> str:
+    """`value` cut to `length` characters in its middle, an ellipsis marking the cut: the names of one fleet
+    often share their start and differ at their end."""
+    if len(value) <= length:
+        return value
+    head = (length - 1) // 2
+    return f"{value[:head]}…{value[len(value) - (length - 1 - head) :]}"
+
+
+def chart_summary(pick: ChartPick[ScoreRow]) -> str:
+    """What the score chart shows, in words: its text alternative and its note."""
+    text = f"{len(pick.selected)} selected cluster{'s' if len(pick.selected) != 1 else ''}"
+    if pick.others:
+        text += f" and the best {len(pick.others)} not selected"
+    if pick.not_shown:
+        text += f"; {pick.not_shown:,} more not shown"
+    return text
+
+
 def chart_figure(
-    title: str, axis: str, rows: Sequence[ScoreRow], prioritizers: Sequence[str], top: int = CHART_TOP
+    title: str, axis: str, pick: ChartPick[ScoreRow], prioritizers: Sequence[str]
 ) -> dict[str, Any]:
-    """A plotly stacked bar figure (JSON) of the weighted contributions of the `top` ranked clusters,
-    titled and with the score axis named as the placement's family has it (`chart_title`, `chart_axis`)."""
-    ranked = [row for row in rows if row.rank is not None]
-    ranked.sort(key=_rank_key)
-    ranked = ranked[:top]
-    names = [plotly_text(row.name) for row in ranked]
+    """A plotly stacked bar figure (JSON) of the weighted contributions of the picked clusters, selected
+    first, titled and with the score axis named as the placement's family has it (`chart_title`,
+    `chart_axis`); `summary` is what it shows, in words.
+
+    The legend stands right of the plot, its entries cut to CHART_LEGEND characters, and the tick labels
+    are cut to CHART_LABEL characters and slanted, with margins sized for the longest of each, so the
+    legend never covers the axis labels."""
+    rows = [*pick.selected, *pick.others]
+    names = [plotly_text(row.name) for row in rows]
+    chosen = ["selected" if row.selected else "not selected" for row in rows]
     traces = [
         {
             "type": "bar",
-            "name": plotly_text(prioritizer),
+            "name": plotly_text(short_label(prioritizer, CHART_LEGEND)),
+            "meta": plotly_text(prioritizer),
             "x": names,
-            "y": [row.contributions.get(prioritizer, 0) for row in ranked],
+            "y": [row.contributions.get(prioritizer, 0) for row in rows],
+            "customdata": chosen,
+            "hovertemplate": "%{x} (%{customdata})<br>%{meta}: %{y}<extra></extra>",
         }
         for prioritizer in prioritizers
     ]
+    longest_name = max((len(short_label(row.name)) for row in rows), default=0)
+    longest_legend = max((len(short_label(name, CHART_LEGEND)) for name in prioritizers), default=0)
+    # slanted by 30 degrees a label takes half its length downwards, then the axis title; upright
+    # (narrow bars) the axis grows its margin itself (automargin)
+    bottom = 48 + math.ceil(CHART_CHAR_PX * longest_name / 2)
+    layout: dict[str, Any] = {
+        "barmode": "relative",
+        "title": {"text": f"{title}: {chart_summary(pick)}", "x": 0, "xanchor": "left", "font": {"size": 14}},
+        "xaxis": {
+            "title": {"text": "cluster"},
+            "type": "category",
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": [plotly_text(short_label(row.name)) for row in rows],
+            # plotly slants the labels as far as they need not to run into each other
+            "tickangle": "auto",
+            "automargin": True,
+        },
+        "yaxis": {"title": {"text": axis}, "automargin": True},
+        "legend": {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"},
+        "margin": {
+            # the title, then room for the note over the line between selected and not
+            "t": 60,
+            # the legend's swatch and gap, then its text
+            "r": 56 + CHART_CHAR_PX * longest_legend,
+            "b": bottom,
+            "l": 64,
+        },
+        # the plot keeps its height however long the labels under it are
+        "height": CHART_PLOT_HEIGHT + 60 + bottom,
+    }
+    if pick.selected and pick.others:
+        # a dotted line between the selected clusters and the best of the rest
+        edge = len(pick.selected) - 0.5
+        line = {"type": "line", "xref": "x", "yref": "paper", "x0": edge, "x1": edge, "y0": 0, "y1": 1}
+        layout["shapes"] = [line | {"line": {"dash": "dot", "color": "#6b6b6b", "width": 1}}]
+        layout["annotations"] = [
+            {
+                "text": "not selected →",
+                "xref": "x",
+                "yref": "paper",
+                "x": edge,
+                "y": 1,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 11, "color": "#6b6b6b"},
+            }
+        ]
+    return {"data": traces, "layout": layout, "summary": chart_summary(pick)}
+
+
+def history_summary(points: Sequence[SelectionPoint]) -> str:
+    """The selected count over time in words: the chart's text alternative and caption."""
+    if not points:
+        return "No decisions recorded yet."
+    counts = [point.selected for point in points]
+    last = points[-1]
+    text = f"Selected clusters after each of the last {len(points)} changes: now {last.selected}"
+    if last.requested is not None:
+        text += f" of {last.requested} requested"
+    return f"{text}; lowest {min(counts)}, highest {max(counts)}."
+
+
+def history_figure(points: Sequence[SelectionPoint], now: datetime) -> dict[str, Any]:
+    """A plotly step-line figure (JSON) of the selected count after each history entry, held until now,
+    and of the requested count where the policy has one; `summary` says it in words."""
+    times = [point.at.isoformat() for point in points] + ([now.isoformat()] if points else [])
+    held = [*points, *points[-1:]]
+    step: dict[str, Any] = {"type": "scatter", "mode": "lines+markers", "line": {"shape": "hv"}, "x": times}
+    traces = [step | {"name": "selected", "y": [point.selected for point in held]}]
+    if any(point.requested is not None for point in points):
+        requested = [point.requested for point in held]
+        traces.append(step | {"name": "requested", "y": requested, "line": {"shape": "hv", "dash": "dash"}})
     return {
         "data": traces,
         "layout": {
-            "barmode": "relative",
-            "title": {"text": f"{title}, top {len(ranked)} by rank"},
-            "xaxis": {"title": {"text": "cluster"}, "type": "category"},
-            "yaxis": {"title": {"text": axis}},
-            "legend": {"orientation": "h"},
-            "margin": {"t": 48, "r": 16, "b": 96, "l": 56},
+            "xaxis": {"type": "date", "title": {"text": "time"}, "automargin": True},
+            "yaxis": {"title": {"text": "clusters"}, "rangemode": "tozero", "automargin": True},
+            # above the plot, clear of both axes' labels
+            "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
+            "margin": {"t": 40, "r": 16, "b": 56, "l": 56},
+            "height": 300,
         },
+        "summary": history_summary(points),
     }
 
 

@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import listing
@@ -24,7 +25,7 @@ from core.hooks import Hook
 from core.requests import SignedInRequest
 from core.views import table_page
 from inventory import tables as inventory_tables
-from placement import access, importing, queries, service, tables, tolerations
+from placement import access, history, importing, queries, service, tables, tolerations
 from placement.filtersets import PlacementFilterSet
 from placement.forms import PlacementForm, SpecForm, TolerationFormSet, UploadForm, as_yaml
 from placement.models import Placement
@@ -67,7 +68,8 @@ def visible_placement(request: HttpRequest, pk: int) -> Placement:
 
 
 def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
-    """The score table's page (sorted, filtered, paged server-side) and the chart of the top ranks."""
+    """The score table's page (sorted, filtered, paged server-side) and the chart of the selected clusters
+    and the best of the rest."""
     explanation = placement.explanation or {}
     family = placement.family
     prioritizers = family.prioritizer_columns(explanation)
@@ -90,15 +92,18 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
         "table": tables.ScoreRowTable(rows, prioritizers).configure(request),
         "cluster_count": len(table),
         "scored_count": sum(1 for key in keys if key.rank is not None),
-        "chart": tables.chart_figure(
-            family.chart_title, family.chart_axis, table.top(tables.CHART_TOP), names
-        ),
+        "chart": tables.chart_figure(family.chart_title, family.chart_axis, table.chart_pick(), names),
         # OCM reports summarise the clusters outside the eligible sets instead of listing 10k of them
         "outside": explanation.get("outside") or {},
         "explanation_error": explanation.get("error", ""),
         "show": request.GET.get("show", ""),
         "cluster_filter": request.GET.get("cluster", ""),
     }
+
+
+def _history_chart(placement: Placement) -> dict[str, Any]:
+    """The figure of the selected count over time, from the decision history."""
+    return tables.history_figure(history.selection_over_time(placement), timezone.now())
 
 
 @login_required
@@ -117,6 +122,7 @@ def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
         "bindings": queries.bindings(placement),
         "events": placement.events.all()[:TIMELINE_LENGTH],
         "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
+        "history_chart": _history_chart(placement),
         "requested": placement.family.requested(placement),
         "controls": placement.family.whatif_controls(placement),
         "can_apply": not placement.read_only and access.can_change(request.user, placement),
@@ -161,6 +167,7 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     placement.refresh_from_db()
     context = _score_context(request, placement) | {
         "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
+        "history_chart": _history_chart(placement),
         "requested": placement.family.requested(placement),
     }
     return render(request, "placement/_whatif_applied.html", context)

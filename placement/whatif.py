@@ -56,6 +56,13 @@ def _row_json(row: tables.ScoreRow) -> dict[str, Any]:
     }
 
 
+def _chart_pick(ranked: Sequence[tables.ScoreRow], scored: int) -> tables.ChartPick[tables.ScoreRow]:
+    """The chart's bars from the ranked rows the answer carries; the clusters left out are counted among
+    every scored one, not only those ranked here."""
+    pick = tables.chart_pick(ranked)
+    return tables.ChartPick(pick.selected, pick.others, scored - len(pick.selected) - len(pick.others))
+
+
 def response(
     placement: Placement,
     spec: Mapping[str, Any],
@@ -87,7 +94,9 @@ def response(
         "diff": diff,
         "ranking": [_row_json(row) for row in ranked],
         "explanations": {row.name: _row_json(row) for row in rows},
-        "chart": tables.chart_figure(family.chart_title, family.chart_axis, ranked, prioritizers),
+        "chart": tables.chart_figure(
+            family.chart_title, family.chart_axis, _chart_pick(ranked, scored), prioritizers
+        ),
     }
 
 

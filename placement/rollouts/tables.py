@@ -1,6 +1,7 @@
-"""How staged update runs are shown: list tables, their summary, stage rows and the timeline chart."""
+"""How staged update runs are shown: list tables, their summary, stage rows, the timeline chart, and the
+progress bars of a run's stages and of a rolling update."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -119,6 +120,69 @@ class _Toned:
         return STATE_TONES.get(self.state, "never")
 
 
+# The parts of a progress bar, in the order they are drawn: (key, what the text calls it).
+PROGRESS_PARTS = (
+    ("updated", "updated"),
+    ("in_progress", "in progress"),
+    ("waiting", "waiting"),
+    ("failed", "failed"),
+)
+# A cluster's state in a run -> its part of the stage's progress
+_PROGRESS_OF_STATE = {SUCCEEDED: "updated", UPDATING: "in_progress", NOT_STARTED: "waiting", FAILED: "failed"}
+
+
+@dataclass(frozen=True)
+class ProgressPart:
+    """One part of a progress bar: its count, and where it starts and how wide it is (percent, as SVG
+    attribute text)."""
+
+    key: str
+    label: str
+    count: int
+    x: str
+    width: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How many clusters of a stage or of a rolling update are updated, in progress, waiting or failed."""
+
+    updated: int = 0
+    in_progress: int = 0
+    waiting: int = 0
+    failed: int = 0
+
+    @classmethod
+    def of(cls, parts: Iterable[str]) -> "Progress":
+        """Counted from each cluster's part (a key of PROGRESS_PARTS)."""
+        counted = dict.fromkeys((key for key, _ in PROGRESS_PARTS), 0)
+        for part in parts:
+            counted[part] += 1
+        return cls(**counted)
+
+    @property
+    def total(self) -> int:
+        return self.updated + self.in_progress + self.waiting + self.failed
+
+    @property
+    def parts(self) -> list[ProgressPart]:
+        """The bar's parts that hold clusters, laid out left to right over 100 units."""
+        shown, start = [], 0
+        for key, label in PROGRESS_PARTS:
+            count = getattr(self, key)
+            if count:
+                width = 100 * count / self.total
+                shown.append(ProgressPart(key, label, count, f"{start:.2f}", f"{width:.2f}"))
+                start += width
+        return shown
+
+    @property
+    def text(self) -> str:
+        """ "2 of 5 updated, 1 in progress, 1 waiting, 1 failed": the bar in words."""
+        rest = ", ".join(f"{getattr(self, key)} {label}" for key, label in PROGRESS_PARTS[1:])
+        return f"{self.updated} of {self.total} updated, {rest}"
+
+
 @dataclass(frozen=True)
 class ClusterRow(_Toned):
     name: str
@@ -167,6 +231,10 @@ class StageRow(_Toned):
     clusters: tuple[ClusterRow, ...]
     tasks: tuple[TaskRow, ...]
     message: str = ""
+
+    @property
+    def progress(self) -> Progress:
+        return Progress.of(_PROGRESS_OF_STATE.get(cluster.state, "waiting") for cluster in self.clusters)
 
 
 def _cluster_row(cluster: Mapping[str, Any]) -> ClusterRow:
@@ -269,6 +337,42 @@ def stage_rows(status: Mapping[str, Any], requests: Mapping[str, str], now: date
             )
         )
     return rows
+
+
+# Reasons upstream reports with status False while the work is still under way, not as a failure.
+_IN_PROGRESS_REASONS = frozenset({"ApplyPending", "ResourceNotAvailableYet", "WorkNotSynchronizedYet"})
+
+
+def _condition_is(conditions: Mapping[str, Any], kind: str, status: str) -> bool:
+    return (conditions.get(kind) or {}).get("status") == status
+
+
+def _binding_part(cluster: Mapping[str, Any], latest: str | None) -> str:
+    """One binding's part of a rolling update: failed (the last round's verdict, or Applied or Available
+    False for a reason other than work under way), updated (Available on the latest snapshot), in progress
+    (its rollout started on it) or waiting. `latest`: the snapshot to reach, None for a hub mirror, whose
+    conditions are about the hub's own latest snapshot."""
+    conditions = cluster.get("conditions") or {}
+    failing = any(
+        _condition_is(conditions, kind, "False")
+        and (conditions.get(kind) or {}).get("reason") not in _IN_PROGRESS_REASONS
+        for kind in ("Applied", "Available")
+    )
+    if cluster.get("verdict") == "failed" or failing:
+        return "failed"
+    if latest is not None and cluster.get("resourceSnapshot") != latest:
+        return "waiting"
+    if _condition_is(conditions, "Available", "True"):
+        return "updated"
+    return "in_progress" if _condition_is(conditions, "RolloutStarted", "True") else "waiting"
+
+
+def rollout_progress(clusters: Iterable[Mapping[str, Any]], latest: str | None) -> Progress:
+    """The progress of a rolling update over its bindings (`rolling.cluster_states`); bindings being
+    removed (Unscheduled) are no longer its targets and are left out."""
+    return Progress.of(
+        _binding_part(cluster, latest) for cluster in clusters if cluster.get("state") != "Unscheduled"
+    )
 
 
 _TIMELINE_COLOURS = {

@@ -287,13 +287,16 @@ def _rollout_context(
         }
     rows = list(queries.bindings(placement))
     summary = (placement.status or {}).get("rollout") or {}
+    clusters = rolling.cluster_states(placement, rows)
+    latest = None if placement.read_only else rolling.latest_snapshot_name(placement)
     rollout = {
         "summary": summary,
         "strategy": _strategy(placement),
         "rolling": rolling.rolling_crp(placement) is not None,
-        "snapshot": rolling.latest_snapshot_name(placement),
+        "snapshot": latest,
         "snapshot_info": (placement.status or {}).get("resourceSnapshot") or {},
-        "clusters": rolling.cluster_states(placement, rows),
+        "clusters": clusters,
+        "progress": tables.rollout_progress(clusters, latest),
         "condition_columns": rolling.CONDITION_COLUMNS,
         "can_roll": not placement.read_only and access.can_change(request.user, placement),
         "polling": bool(summary.get("requeueAt")),

@@ -9,6 +9,11 @@
   const chartConfig = { responsive: true, displayModeBar: false };
 
   function drawChart(figure) {
+    // the note and the text alternative say what the bars show: which clusters, how many left out
+    const note = figure.summary.charAt(0).toUpperCase() + figure.summary.slice(1);
+    document.getElementById("score-chart-note").textContent = note + ". The score table lists every cluster.";
+    document.getElementById("score-chart").setAttribute("aria-label",
+      "Stacked bar chart of the weighted score contributions: " + figure.summary);
     if (window.Plotly) window.Plotly.react("score-chart", figure.data, figure.layout, chartConfig);
   }
   drawChart(chartData);

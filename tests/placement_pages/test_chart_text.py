@@ -30,11 +30,16 @@ def test_the_score_chart_escapes_prioritizer_and_cluster_names() -> None:
         rank=1,
     )
 
-    figure = tables.chart_figure(OCM.chart_title, OCM.chart_axis, [row], [prioritizer])
+    figure = tables.chart_figure(
+        OCM.chart_title, OCM.chart_axis, tables.ChartPick([row], [], 0), [prioritizer]
+    )
 
     (trace,) = figure["data"]
-    assert trace["name"] == f"AddOn/{ESCAPED_LINK}/score"
+    assert trace["meta"] == f"AddOn/{ESCAPED_LINK}/score"
     assert trace["x"] == [f"&lt;b&gt;{ESCAPED_LINK}&lt;/b&gt;"]
+    # the legend and the tick labels are cut before they are escaped: no entity is cut in half
+    assert trace["name"] == tables.plotly_text(tables.short_label(prioritizer, tables.CHART_LEGEND))
+    assert figure["layout"]["xaxis"]["ticktext"] == [tables.plotly_text(tables.short_label(row.name))]
 
 
 def test_the_run_timeline_escapes_stage_and_cluster_names() -> None:

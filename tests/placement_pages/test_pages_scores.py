@@ -69,15 +69,18 @@ def test_fleet_ranks_by_topology_then_affinity_then_the_larger_name() -> None:
     assert m2.scores == {fleet.AFFINITY: 20, fleet.TOPOLOGY: 1} and m2.total == 21
 
 
-def test_chart_stacks_one_trace_per_prioritizer_over_the_top_ranks() -> None:
+def test_chart_stacks_one_trace_per_prioritizer_over_the_picked_ranks() -> None:
     rows = tables.score_rows(ocm.OCM.score_table(OCM_EXPLANATION))
+    pick = tables.chart_pick(rows, selected=1, others=1)
     figure = tables.chart_figure(
-        ocm.OCM.chart_title, ocm.OCM.chart_axis, rows, [ADDON, "Balance", MEMORY, "Steady"], top=2
+        ocm.OCM.chart_title, ocm.OCM.chart_axis, pick, [ADDON, "Balance", MEMORY, "Steady"]
     )
     assert figure["layout"]["barmode"] == "relative"
     assert [trace["name"] for trace in figure["data"]] == [ADDON, "Balance", MEMORY, "Steady"]
-    assert all(trace["x"] == ["b", "c"] and trace["type"] == "bar" for trace in figure["data"])
-    assert [trace["y"] for trace in figure["data"]] == [[30, 0], [100, 0], [40, 200], [100, 0]]
+    # the best selected cluster, then the best one not selected
+    assert all(trace["x"] == ["b", "a"] and trace["type"] == "bar" for trace in figure["data"])
+    assert [trace["y"] for trace in figure["data"]] == [[30, -60], [100, 100], [40, 100], [100, 0]]
+    assert figure["summary"] == "1 selected cluster and the best 1 not selected; 1 more not shown"
 
 
 def test_columnar_and_row_shaped_explanations_give_the_same_table() -> None:

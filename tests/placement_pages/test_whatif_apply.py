@@ -3,6 +3,7 @@ out of band, and the change is one history entry however often it is submitted."
 
 import copy
 import json
+import re
 
 import pytest
 from django.contrib.auth.models import User
@@ -62,6 +63,9 @@ def test_apply_answers_with_the_new_table_chart_and_history(ops_client: Client, 
     assert chart["data"]
     assert '<dd id="selected-count" hx-swap-oob="true">1 / 1</dd>' in html
     assert '<ol class="timeline" id="history" hx-swap-oob="true">' in html
+    # the chart of the selected count over time, and no second copy of its script
+    assert re.search(r'<section [^>]*id="history-chart-section"[^>]* hx-swap-oob="true">', html)
+    assert "history-chart.js" not in html
     assert f'{WHATIF_TRIGGER}</strong> by <span class="actor">ops</span>' in html
     assert kept in html
     # the filters of the swapped table still ask the placement page, not the Apply URL

@@ -8,6 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from placement import tables
 from placement.models import Placement
 from tests.factories import PlacementFactory, UserFactory
 from tests.security.pages_support import log_in, started_run, watched_page
@@ -58,8 +59,9 @@ def test_the_pages_carry_the_names_escaped(client) -> None:
     )
     timeline = figure_on(client.get(reverse("rollouts:run-detail", args=[run.pk])).text, "timeline-data")
 
+    # the legend shows the name cut short, the hover (`meta`) the whole name
     assert 'AddOn/&lt;a href="https://evil.example/"&gt;claim&lt;/a&gt;/score' in [
-        t["name"] for t in score["data"]
+        t["meta"] for t in score["data"]
     ]
     labels = [label for trace in timeline["data"] for label in trace["y"]]
     assert (
@@ -77,7 +79,8 @@ def test_chromium_shows_the_names_literally(browser, live_server) -> None:  # no
 
     page.goto(live_server.url + reverse("placement:placement-detail", args=[placement.pk]))
     page.wait_for_selector("#score-chart .legendtext")
-    assert PRIORITIZER in page.locator("#score-chart .legendtext").all_text_contents()
+    legend = tables.short_label(PRIORITIZER, tables.CHART_LEGEND)
+    assert legend in page.locator("#score-chart .legendtext").all_text_contents()
     assert page.locator("#score-chart a").count() == 0
 
     page.goto(live_server.url + reverse("rollouts:run-detail", args=[run.pk]))
