@@ -55,12 +55,14 @@ def control(prefix: str, index: int, name: str) -> str:
 
 
 def assert_rows_on_one_line(page: Any, prefix: str, names: tuple[str, ...]) -> None:
+    """Every control of a row (`names` of them) has the same top; no table is wider than its card."""
     rows = page.locator(f"#{prefix} tbody tr[id]")
     assert rows.count() >= 3
     for row in range(rows.count()):
-        index = int(rows.nth(row).get_attribute("id").rsplit("-", 1)[1])
-        tops = {round(page.locator(control(prefix, index, name)).bounding_box()["y"]) for name in names}
-        assert len(tops) == 1, f"row {index} of {prefix} spans several lines: {tops}"
+        controls = rows.nth(row).locator("input:not([type=hidden]), select, button")
+        tops = {round(controls.nth(at).bounding_box()["y"]) for at in range(controls.count())}
+        assert len(tops) == 1, f"row {row} of {prefix} spans several lines: {tops}"
+        assert controls.count() == len(names)
     overflow = page.evaluate(
         "() => [document.documentElement.scrollWidth > document.documentElement.clientWidth,"
         " document.querySelector('.row-editor-scroll').scrollWidth"
