@@ -1,9 +1,12 @@
 """List editors shared by every app (a cluster's taints, a placement's tolerations): rows and buttons.
 
-An editor is a formset of rows (`RowFormSet`) under three buttons, each a POST with CSRF: `add` a
-blank row, `preview` what saving would do, `save`. `edit_rows` is that flow once for every editor; the
-domain modules judge the rows and name the field they reject (`{"taints[2].key": reason}`), so the
-page and the API show the same messages.
+An editor is a formset of rows (`RowFormSet`, drawn by `_row_editor.html`: one table row per entry with
+its Remove button) and buttons, each a POST with CSRF: `add` a blank row, `remove-<n>` row n, `preview`
+what saving would do, `save`. Adding and removing rows are answered by the server (the formset's extra
+form and DELETE), so they work without JavaScript; htmx swaps the answer in place, and focus moves to the
+new row, or to the row after the removed one. `edit_rows` is that flow once for every editor; the domain
+modules judge the rows and name the field they reject (`{"taints[2].key": reason}`), so the page and
+the API show the same messages.
 """
 
 import re
@@ -22,6 +25,32 @@ from core import listing
 from core.requests import HtmxRequest
 
 _ROW_PATH = re.compile(r"^(?P<list>.+)\[(?P<index>\d+)\](?:\.(?P<field>\w+))?$")
+ADD, REMOVE = "add", "remove-"
+
+
+class KnownValuesSelect(forms.Select):
+    """A select of the values an API accepts that still offers a value outside them (read from a hub or
+    posted) as its selected option: saving then sends it back for the domain to name, instead of the
+    browser silently replacing it with the first accepted value."""
+
+    def optgroups(self, name: str, value: list[Any], attrs: dict[str, Any] | None = None) -> list[Any]:
+        groups = super().optgroups(name, value, attrs)
+        known = {str(choice) for choice, _ in self.choices}
+        for unknown in (text for text in value if text and text not in known):
+            label = f"{unknown} (not accepted)"
+            option = self.create_option(name, unknown, label, True, len(groups), attrs=attrs)
+            groups.append((None, [option], len(groups)))
+        return groups
+
+
+@dataclass(frozen=True)
+class EditorRow:
+    """A row the editor shows: its form, its index in the formset (in its ids and its Remove button's
+    value) and its number as people count (removed rows left out)."""
+
+    index: int
+    number: int
+    form: forms.Form
 
 
 class RowFormSet(forms.BaseFormSet[forms.Form]):
@@ -29,10 +58,45 @@ class RowFormSet(forms.BaseFormSet[forms.Form]):
 
     `rows()` are the rows to keep, as the domain takes them: deleted rows and untouched blank rows are
     dropped. `add_path_errors` puts the domain's `{"<path>[2].key": reason}` (counted over the kept
-    rows) on that row's field.
+    rows) on that row's field. `shown()` are the rows the editor draws, `hidden()` the removed ones it
+    sends again as their DELETE alone, and `focus` says which row takes the focus after Add or Remove.
     """
 
     path = ""
+    # the heading of a read-only column after the inputs showing each form's `note` ("" for none)
+    note_heading = ""
+    # the Add button takes the focus (the last row was removed)
+    focus_add = False
+
+    def removed(self, form: forms.Form) -> bool:
+        """Whether the row was removed (its DELETE sent): it stays in the formset, hidden."""
+        return self.can_delete and form.is_bound and bool(form[DELETION_FIELD_NAME].value())
+
+    def shown(self) -> list[EditorRow]:
+        """The rows that were not removed, numbered from 1."""
+        shown = [(index, form) for index, form in enumerate(self.forms) if not self.removed(form)]
+        return [EditorRow(index, number, form) for number, (index, form) in enumerate(shown, 1)]
+
+    @property
+    def columns(self) -> int:
+        """The number of columns of the rows' table: the inputs, the note and Remove."""
+        inputs = [name for name in self.empty_form.fields if name != DELETION_FIELD_NAME]
+        return len(inputs) + bool(self.note_heading) + 1
+
+    def hidden(self) -> list[forms.Form]:
+        """The removed rows, sent again (their DELETE alone) so the formset's indices stay the same."""
+        return [form for form in self.forms if self.removed(form)]
+
+    def focus(self, index: int) -> None:
+        """Give the focus to row `index`, or after the rows are gone to the Add button: its first input
+        gets `autofocus`, which a page load and htmx (after its swap) both honour."""
+        rows = self.shown()
+        target = next((row.form for row in rows if row.index >= index), rows[-1].form if rows else None)
+        if target is None:
+            self.focus_add = True
+            return
+        first = next(name for name in target.fields if name != DELETION_FIELD_NAME)
+        target.fields[first].widget.attrs["autofocus"] = True
 
     def kept_forms(self) -> list[forms.Form]:
         """Call after is_valid(): the rows that are neither deleted nor blank extras."""
@@ -76,6 +140,13 @@ class RowFormSet(forms.BaseFormSet[forms.Form]):
         count = data.get(total, "")
         if count.isdigit():
             data[total] = str(int(count) + 1)
+        return data
+
+    @classmethod
+    def without_row(cls, data: QueryDict, prefix: str, index: int) -> QueryDict:
+        """The submitted rows with row `index` removed (its DELETE on: the editor's Remove button)."""
+        data = data.copy()
+        data[f"{prefix}-{index}-{DELETION_FIELD_NAME}"] = "on"
         return data
 
 
@@ -142,9 +213,8 @@ def edit_rows(request: HttpRequest, editor: ListEditor) -> HttpResponse:
     action = request.POST.get("action", "preview")
     if action != "save" and not editor.may_edit:
         return editor.respond(403, error=editor.denied)
-    if action == "add":
-        data = RowFormSet.with_new_row(request.POST, editor.prefix)
-        return editor.respond(200, formset=editor.formset(data))
+    if action == ADD or action.startswith(REMOVE):
+        return editor.respond(200, formset=_rows_changed(editor, request.POST, action))
     formset = editor.formset(request.POST)
     if not formset.is_valid():
         return editor.respond(400, formset=formset)
@@ -161,3 +231,17 @@ def edit_rows(request: HttpRequest, editor: ListEditor) -> HttpResponse:
         kept = {"formset": formset} if exc.keep_rows else {}
         return editor.respond(exc.status, error=exc.message, **kept)
     return editor.saved()
+
+
+def _rows_changed(editor: ListEditor, data: QueryDict, action: str) -> RowFormSet:
+    """The rows after Add (a blank row more, focused) or Remove (focus on the row after it)."""
+    if action == ADD:
+        formset = editor.formset(RowFormSet.with_new_row(data, editor.prefix))
+        formset.focus(formset.total_form_count() - 1)
+        return formset
+    index = action.removeprefix(REMOVE)
+    if not index.isdigit():
+        return editor.formset(data)
+    formset = editor.formset(RowFormSet.without_row(data, editor.prefix, int(index)))
+    formset.focus(int(index))
+    return formset

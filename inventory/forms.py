@@ -8,7 +8,7 @@ from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import QueryDict
 
-from core.editors import RowFormSet
+from core.editors import KnownValuesSelect, RowFormSet
 from inventory import editing
 from inventory.models import ManagedCluster
 from placement.scheduler.labels import (
@@ -84,7 +84,7 @@ class TaintForm(forms.Form):
 
     key = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
     value = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
-    effect = forms.CharField(required=False, widget=forms.Select)
+    effect = forms.CharField(required=False, widget=KnownValuesSelect)
 
     def __init__(self, *args: Any, effects: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -100,6 +100,7 @@ class TaintForm(forms.Form):
 
 class BaseTaintFormSet(RowFormSet):
     path = "taints"
+    note_heading = "Added"
 
     def __init__(self, data: QueryDict | None = None, *, cluster: ManagedCluster, **kwargs: Any) -> None:
         kwargs.setdefault("initial", editing.taint_rows(cluster))

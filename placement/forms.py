@@ -14,7 +14,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
-from core.editors import RowFormSet
+from core.editors import KnownValuesSelect, RowFormSet
 from inventory import editing
 from inventory.models import Hub
 from placement import service, tolerations
@@ -179,11 +179,16 @@ class TolerationForm(forms.Form):
     """One toleration; upstream's rules are placement.tolerations' (the scheduler's parsers)."""
 
     key = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
+    # static/js/row-editor.js disables the row's value while the operator is Exists
     operator = forms.CharField(
-        required=False, initial=EQUAL, widget=forms.Select(choices=[(EQUAL, EQUAL), (EXISTS, EXISTS)])
+        required=False,
+        initial=EQUAL,
+        widget=KnownValuesSelect(attrs={"data-operator": ""}, choices=[(EQUAL, EQUAL), (EXISTS, EXISTS)]),
     )
-    value = forms.CharField(required=False, widget=forms.TextInput(attrs={"spellcheck": "false"}))
-    effect = forms.CharField(required=False, widget=forms.Select)
+    value = forms.CharField(
+        required=False, widget=forms.TextInput(attrs={"spellcheck": "false", "data-operand": ""})
+    )
+    effect = forms.CharField(required=False, widget=KnownValuesSelect)
     # named as in the API, so the parsers' `spec.tolerations[0].tolerationSeconds` lands on this field
     tolerationSeconds = forms.IntegerField(label="tolerationSeconds", required=False)
 
@@ -192,6 +197,14 @@ class TolerationForm(forms.Form):
         self.fields["effect"].widget.choices = [("", "(any)"), *((name, name) for name in effects)]
         if not seconds:
             del self.fields["tolerationSeconds"]
+
+    def clean(self) -> dict[str, Any]:
+        """Exists matches any value: a value typed before choosing Exists is ignored, not refused."""
+        super().clean()
+        data = self.cleaned_data
+        if data.get("operator") == EXISTS:
+            data["value"] = ""
+        return data
 
 
 class BaseTolerationFormSet(RowFormSet):

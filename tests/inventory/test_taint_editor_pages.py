@@ -56,8 +56,8 @@ def test_invalid_rows_answer_400_with_the_reason_under_the_field(root_client: Cl
     response = post(root_client, cluster, rows, initial=0, action="preview")
     html = response.content.decode()
     assert response.status_code == 400
-    assert 'id="taints-0-key-errors"><li>Invalid value: &quot;bad key&quot;: name part must consist' in html
-    assert 'id="taints-1-effect-errors"><li>Unsupported value: &quot;NoSchedule&quot;' in html
+    assert 'id="id_taints-0-key_error"><li>Invalid value: &quot;bad key&quot;: name part must consist' in html
+    assert 'id="id_taints-1-effect_error"><li>Unsupported value: &quot;NoSchedule&quot;' in html
 
 
 def test_add_gives_one_more_blank_row_and_remove_drops_a_row(root_client: Client, demo_fleet) -> None:
@@ -112,7 +112,7 @@ def test_without_the_admin_role_every_button_is_refused(
     client.force_login(refused_taint_editor)
     cluster = ManagedCluster.objects.get(hub=synced_hub, kind="ManagedCluster", name=GPU_CLUSTER)
     before = cluster.taints
-    for action in ("add", "preview", "save"):
+    for action in ("add", "remove-0", "preview", "save"):
         data = rows_data("taints", [{"key": "x", "effect": "NoSelect"}], initial=0, action=action)
         response = client.post(taints_url(cluster), data, **HTMX)
         assert response.status_code == 403
@@ -127,7 +127,7 @@ def test_without_the_admin_role_every_button_is_refused(
 def test_a_cluster_one_cannot_see_is_a_404_that_shows_nothing(client: Client, synced_hub, demo_role) -> None:
     client.force_login(demo_role("production", "admin", "elsewhere"))  # an admin of another set only
     cluster = ManagedCluster.objects.get(hub=synced_hub, kind="ManagedCluster", name=GPU_CLUSTER)
-    for action in ("add", "preview", "save"):
+    for action in ("add", "remove-0", "preview", "save"):
         data = rows_data("taints", [], initial=0, action=action)
         response = client.post(taints_url(cluster), data, **HTMX)
         assert response.status_code == 404 and "dedicated" not in response.content.decode()

@@ -98,7 +98,7 @@ def test_invalid_rows_answer_400_with_upstream_messages(ops_client: Client, gpu_
     response = ops_client.post(url(gpu_copy), data, **HTMX)
     html = response.content.decode()
     assert response.status_code == 400
-    assert 'id="tolerations-2-tolerationSeconds-errors"><li>Enter a whole number.' in html
+    assert 'id="id_tolerations-2-tolerationSeconds_error"><li>Enter a whole number.' in html
     rows[2]["tolerationSeconds"] = ""
     html = ops_client.post(
         url(gpu_copy), rows_data("tolerations", rows, initial=2, action="save"), **HTMX
@@ -123,7 +123,7 @@ def test_viewers_get_403_on_every_button(client: Client, gpu_copy, manifests: Hu
     client.force_login(placement_role(manifests, ("ml",), role=VIEW, username="reader"))
     html = client.get(url(gpu_copy), **HTMX).content.decode()
     assert 'id="toleration-editor"' not in html and "nvidia.com/gpu" in html  # what they may not edit
-    for action in ("add", "preview", "save"):
+    for action in ("add", "remove-0", "preview", "save"):
         response = client.post(url(gpu_copy), rows_data("tolerations", [], initial=2, action=action), **HTMX)
         assert response.status_code == 403
     gpu_copy.refresh_from_db()

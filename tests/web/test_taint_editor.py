@@ -44,10 +44,11 @@ def test_add_preview_and_save_a_taint(
     page.select_option("#id_taints-1-effect", "NoSelect")
     page.fill("#id_taints-2-key", "Not Valid")
     page.click("#taint-preview-button")
-    page.wait_for_selector("#taints-2-key-errors")
-    assert 'Invalid value: "Not Valid"' in page.inner_text("#taints-2-key-errors")
+    page.wait_for_selector("#id_taints-2-key_error")
+    assert 'Invalid value: "Not Valid"' in page.inner_text("#id_taints-2-key_error")
 
-    page.check("#id_taints-2-DELETE")
+    page.click("#taints-2-remove")
+    page.wait_for_selector("#taints-2", state="detached")
     page.click("#taint-preview-button")
     page.wait_for_selector("#taint-impacts")
     assert page.locator("#taint-impacts tr[data-verdict]").count() >= 1
