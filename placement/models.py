@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.functional import cached_property
 
 from core.fields import CompressedJSONField
 from inventory.models import Hub
@@ -102,6 +103,20 @@ class Placement(models.Model):
     @property
     def policy_summary(self) -> str:
         return self.family.policy_summary(self.spec)
+
+    @property
+    def requested(self) -> str:
+        """How many clusters it asks for: a number, or "all"."""
+        return self.family.requested(self)
+
+    @cached_property
+    def selected_count(self) -> int:
+        """How many clusters it selects, as every page and the API count them (one query; the lists'
+        rows carry it already, from `placement.queries.for_list`)."""
+        from placement.queries import selected_count  # the queries read this module
+
+        count: int = Placement.objects.filter(pk=self.pk).values_list(selected_count(), flat=True).get()
+        return count
 
 
 class PlacementDecision(models.Model):

@@ -287,7 +287,7 @@ class PlacementTable(ListTable):
         return owner_cell(record.owner)
 
     def render_selected(self, record: "queries.PlacementForList") -> str:
-        return f"{record.family.selected_count(record)} / {record.family.requested(record)}"
+        return f"{record.selected_count} / {record.family.requested(record)}"
 
     def render_condition(self, record: Placement) -> SafeString:
         condition = queries.condition(record)
