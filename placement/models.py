@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 from django.utils.functional import cached_property
 
 from core.fields import CompressedJSONField
@@ -86,6 +87,9 @@ class Placement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("placement:placement-detail", args=[self.pk])
 
     @property
     def family(self) -> "Family":
@@ -325,6 +329,9 @@ class StagedUpdateRun(RolloutObject):
     class Meta:
         constraints = _unique_per_hub("stagedupdaterun")
         ordering = ["hub", "name"]
+
+    def get_absolute_url(self) -> str:
+        return reverse("rollouts:run-detail", args=[self.pk])
 
     @property
     def placement_name(self) -> str:

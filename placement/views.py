@@ -255,8 +255,9 @@ def _toleration_response(
     }
     crumbs = (
         ("Placements", reverse("placement:placement-list")),
-        (placement.hub.name, ""),
-        (str(placement), reverse("placement:placement-detail", args=[placement.pk])),
+        (placement.hub.name, placement.hub.get_absolute_url()),
+        (str(placement), placement.get_absolute_url()),
+        ("Tolerations", ""),
     )
     page = EditorPage(f"Tolerations · {placement}", str(placement), placement.get_kind_display(), crumbs)
     return respond(request, "placement/_toleration_editor.html", context, status, page)
