@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from core.tables import ListTable, date_text, name_column
+from inventory.tables import hub_column
 from placement import queries
 from placement.models import Placement
 from placement.scheduler import columns as cluster_columns
@@ -267,7 +268,7 @@ class PlacementTable(ListTable):
     name = name_column("Placement", "placement:placement-list", orderable=True)
     kind = tables.Column("Kind", orderable=True)
     owner = tables.Column("Owner", orderable=True)
-    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    hub = hub_column(orderable=True)
     selected = tables.Column("Selected / requested", accessor="pk", attrs={"td": {"class": "number"}})
     condition = tables.Column("Condition", accessor="pk")
     changed = tables.Column("Last change", accessor="last_change", default="—", orderable=True)
