@@ -157,7 +157,7 @@ class EditorPage:
     title: str
     heading: str
     kind: str
-    # (label, url) from the list page down to the object; a blank url is plain text
+    # (label, url) from the list page down to the editor itself; a blank url is plain text
     crumbs: tuple[tuple[str, str], ...]
 
 

@@ -141,14 +141,18 @@ class ListTable(tables.Table):  # type: ignore[misc]
         return records
 
 
-def name_column(header: str, list_view: str, **kwargs: Any) -> tables.Column:
-    """The object's name, linking to its page `<list>/<pk>/` under the named list page (the list's URL
-    reversed once per table, not once per row)."""
+def name_column(
+    header: str, list_view: str, *, key: str = "pk", css: str = "name", **kwargs: Any
+) -> tables.Column:
+    """An object's name, linking to its page `<list>/<key>/` under the named list page (the list's URL
+    reversed once per table, not once per row). `key` reads the object's id from the row: `pk` for the
+    row itself, `hub_id` for the hub a row belongs to (with `accessor="hub__name"`)."""
+    read_key = Accessor(key)
 
     def link(table: ListTable, record: Any) -> str:
-        return f"{table.url(list_view)}{record.pk}/"
+        return f"{table.url(list_view)}{read_key.resolve(record)}/"
 
-    return tables.Column(header, linkify=link, attrs={"td": {"class": "name"}}, **kwargs)
+    return tables.Column(header, linkify=link, attrs={"td": {"class": css}}, **kwargs)
 
 
 def date_text(value: datetime, shown: str = "Y-m-d H:i:s") -> str:

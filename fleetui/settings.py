@@ -66,6 +66,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "csp",
+    # no models: its template tags (breadcrumbs)
+    "core",
     "fleetui",
     "inventory",
     "placement",

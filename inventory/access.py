@@ -96,7 +96,7 @@ def urls(scope: roles.Scope) -> tuple[str, tuple[Any, ...], list[tuple[str, str]
         return "inventory:namespace-access", args, crumbs
     crumbs = [
         ("Cluster sets", reverse("inventory:clusterset-list")),
-        (hub.name, ""),
+        (hub.name, hub.get_absolute_url()),
         (scope.name, reverse("inventory:clusterset-detail", args=[scope.pk])),
     ]
     return "inventory:clusterset-access", (scope.pk,), crumbs

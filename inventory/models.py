@@ -10,6 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 
 from inventory import availability, credentials
@@ -43,6 +44,9 @@ class Hub(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("inventory:hub-detail", args=[self.pk])
 
     @property
     def credentials(self) -> dict[str, Any]:
@@ -237,6 +241,9 @@ class ManagedCluster(HubObject):
             models.Index(fields=["hub", "stale"]),
         ]
 
+    def get_absolute_url(self) -> str:
+        return reverse("inventory:cluster-detail", args=[self.pk])
+
     @property
     def cluster_kind(self) -> ClusterKind:
         return CLUSTER_KINDS[self.kind]
@@ -289,6 +296,9 @@ class ManagedClusterSet(HubObject):
             models.UniqueConstraint(fields=["hub", "name"], name="managedclusterset_unique_hub_name")
         ]
         indexes = [models.Index(fields=["hub", "name"])]
+
+    def get_absolute_url(self) -> str:
+        return reverse("inventory:clusterset-detail", args=[self.pk])
 
 
 class ManagedClusterSetBinding(HubObject):

@@ -74,6 +74,11 @@ def recent_changes(target: models.Model) -> dict[str, Any]:
     }
 
 
+def hub_column(**kwargs: Any) -> tables.Column:
+    """The hub a row belongs to, by name, linking to the hub's page."""
+    return name_column("Hub", "inventory:hub-list", key="hub_id", css="hub", accessor="hub__name", **kwargs)
+
+
 def _number(header: str, accessor: str | None = None, *, css: str = "number", **kwargs: Any) -> tables.Column:
     return tables.Column(header, accessor=accessor, attrs={"td": {"class": css}}, **kwargs)
 
@@ -97,7 +102,7 @@ class ClusterTable(ListTable):
     """Clusters; `placement_count` is set on each shown row by the view (one query per page)."""
 
     name = name_column("Name", "inventory:cluster-list", orderable=True)
-    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    hub = hub_column(orderable=True)
     sets = tables.Column("Sets", accessor="pk")
     labels = tables.Column("Labels", accessor="pk")
     availability = tables.Column("Availability", orderable=True)
@@ -148,7 +153,7 @@ class ClusterSetTable(ListTable):
     """Cluster sets; `namespaces` (the bound namespaces) is set on each shown row by the view."""
 
     name = name_column("Name", "inventory:clusterset-list", orderable=True)
-    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    hub = hub_column(orderable=True)
     selector = tables.Column("Selector", accessor="pk")
     members = _number("Members", "member_count", css="members number", orderable=True)
     availability = tables.Column("Availability", accessor="pk")
@@ -165,12 +170,15 @@ class ClusterSetTable(ListTable):
     def render_availability(self, record: ManagedClusterSet) -> SafeString:
         return SafeString(render_to_string("inventory/_rollup.html", {"rollup": record}))
 
-    def render_namespaces(self, value: list[str]) -> SafeString:
-        return chips(value) if value else SafeString('<span class="empty">unbound</span>')
+    def render_namespaces(self, record: ManagedClusterSet, value: list[str]) -> SafeString:
+        if not value:
+            return SafeString('<span class="empty">unbound</span>')
+        pages = ((reverse("inventory:namespace-access", args=[record.hub_id, name]), name) for name in value)
+        return format_html_join("", '<a class="chip" href="{}">{}</a>', pages)
 
 
 class RejectedObjectTable(ListTable):
-    hub = tables.Column("Hub", accessor="hub__name")
+    hub = hub_column()
     kind = tables.Column("Kind", attrs={"td": {"class": "kind"}})
     object = tables.Column("Object", accessor="name", attrs={"td": {"class": "name"}})
     reason = tables.Column("Reason", attrs={"td": {"class": "reason"}})
@@ -205,7 +213,7 @@ class AuditTable(ListTable):
     action = tables.Column("Action", attrs={"td": {"class": "action"}})
     target = tables.Column("Target", attrs={"td": {"class": "target"}}, empty_values=())
     outcome = tables.Column("Outcome")
-    hub = tables.Column("Hub", accessor="hub__name")
+    hub = hub_column()
     request_id = tables.Column("Request id", empty_values=())
     source = tables.Column("Source", accessor="source_address")
     details = tables.Column("Details", accessor="pk")

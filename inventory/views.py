@@ -461,8 +461,9 @@ def _taint_response(
 ) -> HttpResponse:
     crumbs = (
         ("Clusters", reverse("inventory:cluster-list")),
-        (cluster.hub.name, ""),
-        (cluster.name, reverse("inventory:cluster-detail", args=[cluster.pk])),
+        (cluster.hub.name, cluster.hub.get_absolute_url()),
+        (cluster.name, cluster.get_absolute_url()),
+        ("Taints", ""),
     )
     page = EditorPage(f"Taints · {cluster.name}", cluster.name, cluster.kind, crumbs)
     section = _taint_context(request, cluster, formset, **context, taint_error=error)
@@ -535,8 +536,9 @@ def _binding_response(
 ) -> HttpResponse:
     crumbs = (
         ("Cluster sets", reverse("inventory:clusterset-list")),
-        (cluster_set.hub.name, ""),
-        (cluster_set.name, reverse("inventory:clusterset-detail", args=[cluster_set.pk])),
+        (cluster_set.hub.name, cluster_set.hub.get_absolute_url()),
+        (cluster_set.name, cluster_set.get_absolute_url()),
+        ("Bindings", ""),
     )
     page = EditorPage(f"Bindings · {cluster_set.name}", cluster_set.name, "ManagedClusterSet", crumbs)
     section = _binding_context(request, cluster_set, form, **context)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
+from django.utils.functional import cached_property
 
 from core.fields import CompressedJSONField
 from inventory.models import Hub
@@ -86,6 +88,9 @@ class Placement(models.Model):
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
+    def get_absolute_url(self) -> str:
+        return reverse("placement:placement-detail", args=[self.pk])
+
     @property
     def family(self) -> "Family":
         """The adapter of the placement's API family: what differs between OCM and Fleet."""
@@ -102,6 +107,20 @@ class Placement(models.Model):
     @property
     def policy_summary(self) -> str:
         return self.family.policy_summary(self.spec)
+
+    @property
+    def requested(self) -> str:
+        """How many clusters it asks for: a number, or "all"."""
+        return self.family.requested(self)
+
+    @cached_property
+    def selected_count(self) -> int:
+        """How many clusters it selects, as every page and the API count them (one query; the lists'
+        rows carry it already, from `placement.queries.for_list`)."""
+        from placement.queries import selected_count  # the queries read this module
+
+        count: int = Placement.objects.filter(pk=self.pk).values_list(selected_count(), flat=True).get()
+        return count
 
 
 class PlacementDecision(models.Model):
@@ -310,6 +329,9 @@ class StagedUpdateRun(RolloutObject):
     class Meta:
         constraints = _unique_per_hub("stagedupdaterun")
         ordering = ["hub", "name"]
+
+    def get_absolute_url(self) -> str:
+        return reverse("rollouts:run-detail", args=[self.pk])
 
     @property
     def placement_name(self) -> str:

@@ -10,7 +10,19 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import NotSupportedError, connection
-from django.db.models import BooleanField, Count, Model, OuterRef, Q, QuerySet, Subquery, TextField, Value
+from django.db.models import (
+    BooleanField,
+    Case,
+    IntegerField,
+    Model,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+    Value,
+    When,
+)
 from django.db.models.expressions import RawSQL
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
@@ -20,7 +32,6 @@ from inventory import queries as inventory_queries
 from inventory.models import Hub, ManagedCluster
 from placement import families
 from placement.models import ClusterResourceBinding, DecisionChange, Owner, Placement, PlacementDecision
-from placement.scheduler.fleet.types import STATE_UNSCHEDULED
 
 # The condition a list shows per kind: OCM's PlacementSatisfied, Fleet's scheduled condition.
 SATISFIED_TYPES = ("PlacementSatisfied", "ClusterResourcePlacementScheduled", "Scheduled")
@@ -107,28 +118,30 @@ class ListAnnotations(TypedDict):
     """What `for_list` adds to each placement."""
 
     last_change: datetime | None
-    binding_count: int
 
 
 if TYPE_CHECKING:  # WithAnnotations takes a TypedDict only in annotations, not at run time
     PlacementForList = WithAnnotations[Placement, ListAnnotations]
 
 
+def selected_count() -> Coalesce:
+    """SQL: how many clusters a placement selects, read from the rows it owns like itself (a hub's
+    PlacementDecisions or bindings of a hub-owned placement, the dashboard's of a dashboard-owned one).
+    Every page and the API count this, never the explanation: a hub-owned placement's explanation is what
+    the dashboard's scheduler would select, not what its hub selected."""
+    sizes = [When(kind=family.kind, then=family.selection_size()) for family in families.all_families()]
+    return Coalesce(Case(*sizes, output_field=IntegerField()), 0)
+
+
 def for_list(placements: QuerySet[Placement]) -> QuerySet["PlacementForList"]:
-    """Placements with their hub, last decision change and live Fleet binding count, in one query."""
+    """Placements with their hub, last decision change and selected count, in one query."""
     last_change = DecisionChange.objects.filter(placement=OuterRef("pk")).order_by("-at").values("at")[:1]
-    live = (
-        ClusterResourceBinding.objects.filter(placement=OuterRef("pk"), owner=OuterRef("owner"))
-        .exclude(spec__state=STATE_UNSCHEDULED)
-        .order_by()
-        .values("placement")
-        .annotate(n=Count("pk"))
-        .values("n")[:1]
-    )
     return (
         placements.select_related("hub")
         .defer(*LIST_DEFERRED)
-        .annotate(last_change=Subquery(last_change), binding_count=Coalesce(Subquery(live), 0))
+        .annotate(last_change=Subquery(last_change))
+        # sets what `Placement.selected_count` would otherwise ask for, row by row
+        .annotate(**{"selected_count": selected_count()})
     )
 
 
@@ -168,10 +181,11 @@ def placement_counts(clusters: Sequence[ManagedCluster]) -> dict[int, int]:
     return {c.pk: counts[c.pk] for c in clusters}
 
 
-def placements_selecting(cluster: ManagedCluster) -> QuerySet[Placement]:
-    """The placements whose decisions (OCM) or live bindings (Fleet) hold `cluster`."""
+def placements_selecting(cluster: ManagedCluster) -> QuerySet["PlacementForList"]:
+    """The placements whose decisions (OCM) or live bindings (Fleet) hold `cluster`, with their selected
+    counts as the placement list shows them."""
     selecting = families.of_cluster(cluster.kind).placements_selecting(cluster)
-    return Placement.objects.filter(pk__in=selecting).for_listing()
+    return for_list(Placement.objects.filter(pk__in=selecting).for_listing())
 
 
 def namespaced(hub: Hub) -> QuerySet[Placement]:

@@ -18,6 +18,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from core.tables import ListTable, date_text, name_column
+from inventory.tables import hub_column
 from placement import queries
 from placement.history import SelectionPoint
 from placement.models import Placement
@@ -407,7 +408,7 @@ class PlacementTable(ListTable):
     name = name_column("Placement", "placement:placement-list", orderable=True)
     kind = tables.Column("Kind", orderable=True)
     owner = tables.Column("Owner", orderable=True)
-    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    hub = hub_column(orderable=True)
     selected = tables.Column("Selected / requested", accessor="pk", attrs={"td": {"class": "number"}})
     condition = tables.Column("Condition", accessor="pk")
     changed = tables.Column("Last change", accessor="last_change", default="—", orderable=True)
@@ -427,7 +428,7 @@ class PlacementTable(ListTable):
         return owner_cell(record.owner)
 
     def render_selected(self, record: "queries.PlacementForList") -> str:
-        return f"{record.family.selected_count(record)} / {record.family.requested(record)}"
+        return f"{record.selected_count} / {record.family.requested(record)}"
 
     def render_condition(self, record: Placement) -> SafeString:
         condition = queries.condition(record)

@@ -63,8 +63,10 @@ def placement_list(request: SignedInRequest) -> HttpResponse:
 
 
 def visible_placement(request: HttpRequest, pk: int) -> Placement:
-    """The placement if the user's roles show it; 404 otherwise, as if it did not exist."""
-    return get_object_or_404(access.visible(Placement.objects.select_related("hub"), request.user), pk=pk)
+    """The placement if the user's roles show it, with its selected count; 404 otherwise, as if it did not
+    exist."""
+    placements = access.visible(Placement.objects.select_related("hub"), request.user)
+    return get_object_or_404(placements.annotate(**{"selected_count": queries.selected_count()}), pk=pk)
 
 
 def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
@@ -164,7 +166,7 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     if not listing.wants_fragment(request):
         messages.success(request, f"{placement}: the what-if spec is applied.")
         return redirect("placement:placement-detail", pk=placement.pk)
-    placement.refresh_from_db()
+    placement = visible_placement(request, pk)  # read again: the spec, explanation and count it stored
     context = _score_context(request, placement) | {
         "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
         "history_chart": _history_chart(placement),
@@ -260,8 +262,9 @@ def _toleration_response(
     }
     crumbs = (
         ("Placements", reverse("placement:placement-list")),
-        (placement.hub.name, ""),
-        (str(placement), reverse("placement:placement-detail", args=[placement.pk])),
+        (placement.hub.name, placement.hub.get_absolute_url()),
+        (str(placement), placement.get_absolute_url()),
+        ("Tolerations", ""),
     )
     page = EditorPage(f"Tolerations · {placement}", str(placement), placement.get_kind_display(), crumbs)
     return respond(request, "placement/_toleration_editor.html", context, status, page)

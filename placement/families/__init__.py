@@ -19,13 +19,12 @@ from placement.families import fleet, ocm
 
 if TYPE_CHECKING:
     from django.db import models
-    from django.db.models import Q, QuerySet
+    from django.db.models import Q, QuerySet, Subquery
 
     from inventory import roles
     from inventory.changes import HubChanges
     from inventory.models import Hub, ManagedCluster
     from placement.models import Placement
-    from placement.queries import PlacementForList
     from placement.service import HubSnapshot, ScheduleResult, Writer, _Stored
     from placement.tables import ScoreRow, ScoreTable
 
@@ -132,6 +131,10 @@ class Family(Protocol):
     def placements_selecting(self, cluster: ManagedCluster) -> Iterable[int] | QuerySet[Any]:
         """Ids of the placements of the family that select the cluster."""
 
+    def selection_size(self) -> Subquery:
+        """How many clusters the stored selection of the placement of the outer row holds (the rows it
+        owns like itself, as `current_selection` reads them), as SQL for `placement.queries`."""
+
     def policy_summary(self, spec: Mapping[str, Any]) -> str: ...
     def requested(self, placement: Placement) -> str: ...
     def parse(self, doc: dict[str, Any]) -> Any: ...
@@ -151,7 +154,6 @@ class Family(Protocol):
         self, placement: Placement, parsed: Any, stored: _Stored, snapshot: HubSnapshot, now: datetime
     ) -> Writer: ...
     def current_selection(self, placement: Placement) -> list[str]: ...
-    def selected_count(self, placement: PlacementForList) -> int: ...
     def stored_objects(self, placement: Placement) -> QuerySet[Any]: ...
     def prioritizer_columns(self, explanation: Mapping[str, Any]) -> list[tuple[str, int | None]]: ...
     def score_table(self, explanation: Mapping[str, Any]) -> ScoreTable: ...

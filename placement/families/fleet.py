@@ -11,11 +11,11 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.fields.json import KeyTextTransform
 
 from inventory import roles, scheduler_inputs
@@ -32,9 +32,6 @@ from placement.scheduler.fleet.schedule import schedule_crp
 from placement.scheduler.fleet.types import PICK_ALL, PICK_FIXED, STATE_UNSCHEDULED
 from placement.scheduler.ocm.status import set_condition
 from placement.scheduler.render import bindings_table, section
-
-if TYPE_CHECKING:
-    from placement.queries import PlacementForList
 
 # The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
 CRP_SCHEDULED = "ClusterResourcePlacementScheduled"
@@ -181,6 +178,11 @@ class FleetFamily:
         """Ids of the CRPs whose live bindings target the member (a subquery)."""
         return _live_bindings([cluster.hub_id], [cluster.name]).values("placement_id")
 
+    def selection_size(self) -> Subquery:
+        """How many live bindings the CRP of the outer row holds, as SQL."""
+        own = _live(ClusterResourceBinding.objects.filter(placement=OuterRef("pk"), owner=OuterRef("owner")))
+        return Subquery(own.order_by().values("placement").annotate(n=Count("pk")).values("n")[:1])
+
     # --- scheduling
 
     def parse(self, doc: dict[str, Any]) -> fleet.ClusterResourcePlacement:
@@ -277,13 +279,8 @@ class FleetFamily:
 
     def current_selection(self, placement: Placement) -> list[str]:
         """Its live bindings' target clusters."""
-        live = placement.bindings.filter(owner=placement.owner).exclude(spec__state=STATE_UNSCHEDULED)
-        bindings = live.values_list("spec", flat=True)
+        bindings = _live(placement.bindings.filter(owner=placement.owner)).values_list("spec", flat=True)
         return sorted(spec.get("targetCluster", "") for spec in bindings)
-
-    def selected_count(self, placement: PlacementForList) -> int:
-        """The live bindings (annotated by `queries.for_list`)."""
-        return placement.binding_count
 
     def stored_objects(self, placement: Placement) -> QuerySet[ClusterResourceBinding]:
         """The ClusterResourceBindings with their state."""
@@ -377,13 +374,16 @@ def parse_stored(placement: Placement) -> fleet.ClusterResourcePlacement:
     return parse_cluster_resource_placement(service.manifest(placement), service.ignore_notes)
 
 
+def _live(bindings: QuerySet[ClusterResourceBinding]) -> QuerySet[ClusterResourceBinding]:
+    """The bindings that still place their CRP on their cluster: every state but Unscheduled."""
+    return bindings.filter(Q(spec__state__isnull=True) | ~Q(spec__state=STATE_UNSCHEDULED))
+
+
 def _live_bindings(hub_ids: Iterable[int], names: Iterable[str]) -> QuerySet[ClusterResourceBinding]:
-    """Fleet bindings targeting `names` on `hub_ids` that still place their CRP there."""
-    return (
-        ClusterResourceBinding.objects.filter(hub_id__in=hub_ids, placement__isnull=False)
-        .filter(spec__targetCluster__in=list(names))
-        .filter(Q(spec__state__isnull=True) | ~Q(spec__state=STATE_UNSCHEDULED))
-    )
+    """Live bindings targeting `names` on `hub_ids`, of a CRP that owns them like itself (a hub's
+    bindings of a hub-owned CRP, the dashboard's of a dashboard-owned one), as its pages count them."""
+    rows = ClusterResourceBinding.objects.filter(hub_id__in=hub_ids, placement__owner=F("owner"))
+    return _live(rows.filter(spec__targetCluster__in=list(names)))
 
 
 def _placement_type(spec: Any) -> str:

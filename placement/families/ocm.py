@@ -10,10 +10,10 @@ import dataclasses
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import NotSupportedError, connection, models
-from django.db.models import OuterRef, Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery, Sum
 
 from inventory import roles, scheduler_inputs
 from inventory.changes import HubChanges, scheduler_view
@@ -34,9 +34,6 @@ from placement.scheduler.ocm.schedule import schedule_placement
 from placement.scheduler.ocm.taints import cluster_tolerated, toleration_error, untolerated_reason
 from placement.scheduler.ocm.types import ADDITIVE, BUILT_IN_PRIORITIZERS, EXACT
 from placement.scheduler.render import decision_groups_table, placement_decisions_table, section
-
-if TYPE_CHECKING:
-    from placement.queries import PlacementForList
 
 logger = logging.getLogger(__name__)
 
@@ -223,6 +220,12 @@ class OcmFamily:
             cursor.execute(sql, params)
             return {(hub_id, name): count for hub_id, name, count in cursor.fetchall()}
 
+    def selection_size(self) -> Subquery:
+        """How many entries the placement of the outer row's own PlacementDecisions hold, as SQL."""
+        own = PlacementDecision.objects.filter(placement=OuterRef("pk"), owner=OuterRef("owner"))
+        entries = own.order_by().values("placement").annotate(n=Sum(_EntryCount("decisions")))
+        return Subquery(entries.values("n")[:1])
+
     def placements_selecting(self, cluster: ManagedCluster) -> list[int]:
         """Ids of the placements whose PlacementDecisions hold the cluster."""
         sql, params = _decision_sql("DISTINCT d.placement_id", [cluster.hub_id], [cluster.name])
@@ -310,10 +313,6 @@ class OcmFamily:
         # a dashboard placement's published copies mirrored back from the hub are not its decisions
         pages = placement.decisions.filter(owner=placement.owner).values_list("decisions", flat=True)
         return sorted(item["clusterName"] for page in pages for item in page or [])
-
-    def selected_count(self, placement: PlacementForList) -> int:
-        """status.numberOfSelectedClusters."""
-        return int((placement.status or {}).get("numberOfSelectedClusters") or 0)
 
     def stored_objects(self, placement: Placement) -> QuerySet[PlacementDecision]:
         """The PlacementDecision pages."""
@@ -479,6 +478,16 @@ _DECISION_ELEMENTS = {
 }
 
 
+class _EntryCount(models.Func):
+    """The number of entries of a JSON array column."""
+
+    function = "json_array_length"
+    output_field = models.IntegerField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, function="jsonb_array_length", **extra)
+
+
 def _decision_sql(
     select: str, hub_ids: Sequence[int], names: Sequence[str], tail: str = ""
 ) -> tuple[str, list[int | str]]:
@@ -487,9 +496,12 @@ def _decision_sql(
         raise NotSupportedError(f"placement counts need PostgreSQL or SQLite, not {connection.vendor}")
     elements, cluster_name = _DECISION_ELEMENTS[connection.vendor]
     table = connection.ops.quote_name(PlacementDecision._meta.db_table)
+    placements = connection.ops.quote_name(Placement._meta.db_table)
+    # only the rows a placement owns like itself, as `current_selection` and `selection_size` read them
     sql = (
-        f"SELECT {select.format(cluster_name=cluster_name)} FROM {table} d, {elements} "
-        f"WHERE d.placement_id IS NOT NULL AND d.hub_id IN ({', '.join(['%s'] * len(hub_ids))}) "
+        f"SELECT {select.format(cluster_name=cluster_name)} FROM {table} d "
+        f"JOIN {placements} p ON p.id = d.placement_id AND p.owner = d.owner, {elements} "
+        f"WHERE d.hub_id IN ({', '.join(['%s'] * len(hub_ids))}) "
         f"AND {cluster_name} IN ({', '.join(['%s'] * len(names))}) {tail}"
     )
     return sql, [*hub_ids, *names]

@@ -12,6 +12,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from core.tables import ListTable, date_text, name_column
+from inventory.tables import hub_column
 from placement.models import StagedUpdateRun, StagedUpdateStrategy
 from placement.scheduler.timeutil import DurationError, format_time, parse_go_duration, parse_time
 from placement.tables import owner_cell, plotly_text
@@ -434,7 +435,7 @@ def timeline_figure(stages: Sequence[StageRow], now: datetime) -> dict[str, Any]
 
 class RunTable(ListTable):
     name = name_column("Run", "rollouts:run-list", orderable=True)
-    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    hub = hub_column(orderable=True)
     owner = tables.Column("Owner", orderable=True)
     placement = tables.Column("Placement", accessor="placement_name")
     strategy = tables.Column("Strategy", accessor="strategy_name")
@@ -500,7 +501,7 @@ class StrategyTable(ListTable):
     """Strategies; `run_count` and `spec_yaml` are set on each shown row by the view."""
 
     name = tables.Column("Strategy", attrs={"td": {"class": "name"}}, orderable=True)
-    hub = tables.Column("Hub", accessor="hub__name", orderable=True)
+    hub = hub_column(orderable=True)
     owner = tables.Column("Owner", orderable=True)
     stages = tables.Column("Stages", accessor="pk")
     runs = tables.Column("Runs", accessor="run_count", attrs={"td": {"class": "number"}})

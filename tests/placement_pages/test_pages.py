@@ -49,6 +49,7 @@ def seed(count: int, viewer: User) -> list[Placement]:
             owner=Owner.DASHBOARD if index % 2 else Owner.HUB,
             status={"conditions": [SATISFIED if index % 2 else UNSATISFIED], "numberOfSelectedClusters": 2},
         )
+        PlacementDecisionFactory(placement=placement, owner=placement.owner, clusters=["c-1", "c-2"])
         DecisionChangeFactory(placement=placement)
         placements.append(placement)
     crp = PlacementFactory(
@@ -75,7 +76,7 @@ def test_list_shows_kind_owner_counts_condition_and_last_change(logged_in_client
     seed(2, user)
     html = logged_in_client.get(reverse("placement:placement-list")).content.decode()
     assert ">ml/p-000</a>" in html and ">web/p-001</a>" in html and ">web-app</a>" in html
-    assert '<td class="number">2 / 2</td>' in html  # OCM: status.numberOfSelectedClusters / numberOfClusters
+    assert '<td class="number">2 / 2</td>' in html  # OCM: its own decisions' clusters / numberOfClusters
     assert '<td class="number">1 / 3</td>' in html  # Fleet: live bindings / PickN
     assert "AllDecisionsScheduled" in html and "NoManagedClusterMatched" in html
     assert "owner-dashboard" in html and "owner-hub" in html

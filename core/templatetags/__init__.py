@@ -1,0 +1,1 @@
+"""Template tags every app's pages use."""
