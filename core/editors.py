@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.contrib import messages as notices
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.forms.formsets import DELETION_FIELD_NAME
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -24,6 +25,8 @@ from django.utils.cache import patch_vary_headers
 from core import listing
 from core.requests import HtmxRequest
 
+# A preview writes nothing; said so, because the rows on the page now differ from what is saved.
+PREVIEWED = "Preview only: nothing is saved until you press Save."
 _ROW_PATH = re.compile(r"^(?P<list>.+)\[(?P<index>\d+)\](?:\.(?P<field>\w+))?$")
 ADD, REMOVE = "add", "remove-"
 
@@ -220,7 +223,9 @@ def edit_rows(request: HttpRequest, editor: ListEditor) -> HttpResponse:
         return editor.respond(400, formset=formset)
     try:
         if action != "save":
-            return editor.respond(200, formset=formset, **editor.preview(formset.rows()))
+            preview = editor.preview(formset.rows())
+            notices.info(request, PREVIEWED)
+            return editor.respond(200, formset=formset, **preview)
         editor.save(formset.rows())
     except PermissionDenied:
         return editor.respond(403, error=editor.denied)

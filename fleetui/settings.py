@@ -91,6 +91,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # request.htmx: whether a request comes from htmx, which then gets the fragment it swaps in
     "django_htmx.middleware.HtmxMiddleware",
+    # An htmx answer carries the messages it did not draw, swapped out of band into the page's notices.
+    "core.middleware.HtmxMessagesMiddleware",
     # A page action that cannot queue its task (the broker is down) answers 503 with a message.
     "fleetui.taskqueue.TaskQueueUnavailableMiddleware",
     # Last, as django-axes asks: it turns a login refused during a lockout into the lockout page.

@@ -95,7 +95,8 @@ class SyncRun(models.Model):
     added = models.PositiveIntegerField(default=0)
     updated = models.PositiveIntegerField(default=0)
     removed = models.PositiveIntegerField(default=0)
-    # kind -> {"listed", "added", "updated", "removed"}, filled in as the pages arrive.
+    # kind -> {"listed", "added", "updated", "removed", "rejected", "done"}: every kind the run lists, from
+    # its start, counted as the pages arrive; "done" once the kind's last page is stored.
     kinds = models.JSONField(default=dict, blank=True)
     # Objects the hub served that failed validation (inventory.RejectedObject rows), skipped, not stored.
     rejected = models.PositiveIntegerField(default=0)
@@ -111,6 +112,20 @@ class SyncRun(models.Model):
     @property
     def duration_seconds(self) -> float | None:
         return (self.finished_at - self.started_at).total_seconds() if self.finished_at else None
+
+    @property
+    def kinds_total(self) -> int:
+        """The kinds this run lists (all of them are in `kinds` from its start)."""
+        return len(self.kinds)
+
+    @property
+    def kinds_done(self) -> int:
+        return sum(1 for counts in self.kinds.values() if counts.get("done"))
+
+    @property
+    def objects_listed(self) -> int:
+        """The objects listed so far, over every kind."""
+        return sum(counts.get("listed", 0) for counts in self.kinds.values())
 
 
 class RejectedObject(models.Model):

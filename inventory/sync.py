@@ -280,9 +280,7 @@ def _list_kind(
     """List every page of one kind into `table`; answers the list's resourceVersion."""
     for attempt in range(1, GONE_RESTARTS + 1):
         table.restart()
-        counts = run.kinds.setdefault(
-            table.kind.name, {"listed": 0, "added": 0, "updated": 0, "removed": 0, "rejected": 0}
-        )
+        counts = run.kinds[table.kind.name]
         counts["listed"] = 0
         token, resource_version = "", ""
         try:
@@ -291,9 +289,10 @@ def _list_kind(
                 resource_version = resource_version or page.resource_version
                 rejected = table.rejected
                 added, updated = table.upsert(page.items)
+                token = page.continue_token
+                counts["done"] = not token
                 _count_page(run, counts, table.listed, added, updated, table.rejected - rejected)
                 heartbeat()
-                token = page.continue_token
                 if not token:
                     return resource_version
         except GoneError:
@@ -301,6 +300,10 @@ def _list_kind(
                 raise
             logger.info("hub %s: %s list expired (410 Gone); listing again", table.hub.name, table.kind.name)
     raise AssertionError("unreachable")
+
+
+def _new_counts() -> dict[str, Any]:
+    return {"listed": 0, "added": 0, "updated": 0, "removed": 0, "rejected": 0, "done": False}
 
 
 def _count_page(
@@ -337,6 +340,9 @@ def sync_hub(
     try:
         with HubClient(hub) as client:
             tables = [KindRows(hub, kind, log, run) for kind in served_kinds(hub)]
+            # every kind up front, so that the page shows the sync's progress as kinds done of kinds total
+            run.kinds = {table.kind.name: _new_counts() for table in tables}
+            run.save(update_fields=["kinds"])
             for table in tables:
                 versions[table.kind.name] = _list_kind(client, table, run, page_limit, heartbeat)
         for table in tables:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("hubs/<int:pk>/", views.hub_detail, name="hub-detail"),
     path("hubs/<int:pk>/row/", views.hub_row, name="hub-row"),
     path("hubs/<int:pk>/sync/", views.hub_sync, name="hub-sync"),
+    path("hubs/<int:pk>/sync/progress/", views.hub_sync_progress, name="hub-sync-progress"),
     path("clusters/", views.cluster_list, name="cluster-list"),
     path("clusters/<int:pk>/", views.cluster_detail, name="cluster-detail"),
     path("clusters/<int:pk>/taints/", views.cluster_taints, name="cluster-taints"),

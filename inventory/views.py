@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
@@ -45,6 +46,8 @@ from inventory.tasks import request_sync
 # A requested sync that has not started within this long is shown as not queued any more.
 QUEUED_FOR_SECONDS = 30
 POLL_SECONDS = 1
+HUB_ROW = "inventory/_hub_row.html"
+SYNC_PROGRESS = "inventory/_sync_progress.html"
 LIST_DEFERRED = (
     "claims",
     "allocatable",
@@ -121,16 +124,27 @@ def hub_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(request, "inventory/hub_detail.html", context)
 
 
-@login_required
-@require_GET
-def hub_row(request: SignedInRequest, pk: int) -> HttpResponse:
-    """One hub's table row; the page polls it while a sync runs or is queued."""
+def _polled(request: SignedInRequest, pk: int, template: str) -> HttpResponse:
     hub, run = _annotated_hub(request, pk)
     try:
         requested_at = float(request.GET["requested"])
     except (KeyError, ValueError):
         requested_at = None
-    return render(request, "inventory/_hub_row.html", _hub_context(request, hub, run, requested_at))
+    return render(request, template, _hub_context(request, hub, run, requested_at))
+
+
+@login_required
+@require_GET
+def hub_row(request: SignedInRequest, pk: int) -> HttpResponse:
+    """One hub's table row; the hub list polls it while a sync runs or is queued."""
+    return _polled(request, pk, HUB_ROW)
+
+
+@login_required
+@require_GET
+def hub_sync_progress(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The hub page's sync section; the page polls it while a sync runs or is queued."""
+    return _polled(request, pk, SYNC_PROGRESS)
 
 
 @login_required
@@ -143,10 +157,13 @@ def hub_sync(request: SignedInRequest, pk: int) -> HttpResponse:
     hub = get_object_or_404(roles.restrict(Hub.objects.all(), request.user), pk=pk)
     requested_at = timezone.now().timestamp()
     request_sync(hub, actor=request.user.get_username())
+    messages.info(request, f"Sync of {hub.name} requested.")
     if not listing.wants_fragment(request):
         return redirect("inventory:hub-list")
     hub, run = _annotated_hub(request, pk)
-    return render(request, "inventory/_hub_row.html", _hub_context(request, hub, run, requested_at))
+    # the hub page's Sync button swaps its sync section, the hub list's its row
+    template = SYNC_PROGRESS if request.htmx.target == "sync-progress" else HUB_ROW
+    return render(request, template, _hub_context(request, hub, run, requested_at))
 
 
 # --- clusters
@@ -325,7 +342,15 @@ def _access_response(
     return render(request, template, context, status=status)
 
 
-def _access_changed(request: SignedInRequest, scope: roles.Scope) -> HttpResponse:
+def _scope_label(scope: roles.Scope) -> str:
+    if isinstance(scope, roles.Namespace):
+        return f"namespace {scope}"
+    return f"cluster set {scope.name}"
+
+
+def _access_changed(request: SignedInRequest, scope: roles.Scope, done: str) -> HttpResponse:
+    """`done` names what changed; the scope is added to it."""
+    messages.success(request, f"{done} on {_scope_label(scope)}.")
     if listing.wants_fragment(request):
         return _access_response(request, scope)
     _, _, crumbs = access.urls(scope)
@@ -345,7 +370,8 @@ def _grant(request: SignedInRequest, scope: roles.Scope) -> HttpResponse:
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
-            return _access_changed(request, scope)
+            name = f"{data['kind']}:{data['name'].strip()}"
+            return _access_changed(request, scope, f"{name} now holds the {data['role']} role")
     return _access_response(request, scope, status=400, grant_form=form)
 
 
@@ -366,7 +392,7 @@ def _change(request: SignedInRequest, scope: roles.Scope, role_pk: int) -> HttpR
         roles.change(request.user, row, form.cleaned_data["role"], request=request)
     except ValidationError as exc:
         return _access_response(request, scope, status=400, errors={row.pk: exc.messages})
-    return _access_changed(request, scope)
+    return _access_changed(request, scope, f"{row.principal} now holds the {form.cleaned_data['role']} role")
 
 
 def _remove(request: SignedInRequest, scope: roles.Scope, role_pk: int) -> HttpResponse:
@@ -375,7 +401,7 @@ def _remove(request: SignedInRequest, scope: roles.Scope, role_pk: int) -> HttpR
         roles.revoke(request.user, row, request=request)
     except ValidationError as exc:
         return _access_response(request, scope, status=400, errors={row.pk: exc.messages})
-    return _access_changed(request, scope)
+    return _access_changed(request, scope, f"{row.principal} no longer holds the {row.role} role")
 
 
 @login_required
@@ -479,10 +505,14 @@ def _save_taints(request: SignedInRequest, cluster: ManagedCluster, rows: list[d
 
 
 def _taints_saved(request: SignedInRequest, cluster: ManagedCluster) -> HttpResponse:
+    messages.success(
+        request,
+        f"Taints of {cluster.name} saved to hub {cluster.hub.name} "
+        f"(resourceVersion {cluster.resource_version}).",
+    )
     if not listing.wants_fragment(request):
         return redirect(reverse("inventory:cluster-detail", args=[cluster.pk]) + "#taints-section")
-    message = f"Saved to hub {cluster.hub.name} (resourceVersion {cluster.resource_version})."
-    return _taint_response(request, cluster, taint_message=message)
+    return _taint_response(request, cluster)
 
 
 @login_required
@@ -561,9 +591,10 @@ def _binding_edit(
     except HubError as exc:
         failed = _hub_failure(exc, f"Cluster set {cluster_set.name}")
         return _binding_response(request, cluster_set, failed.status, form=form, binding_error=failed.message)
+    messages.success(request, done)
     if not listing.wants_fragment(request):
         return redirect(reverse("inventory:clusterset-detail", args=[cluster_set.pk]) + "#bindings-section")
-    return _binding_response(request, cluster_set, binding_message=done)
+    return _binding_response(request, cluster_set)
 
 
 @login_required
@@ -577,7 +608,7 @@ def clusterset_bind(request: SignedInRequest, pk: int) -> HttpResponse:
         request,
         cluster_set,
         lambda: editing.bind(cluster_set, namespace, actor=request.user, request=request),
-        f"Bound to namespace {namespace}.",
+        f"Cluster set {cluster_set.name} bound to namespace {namespace}.",
     )
 
 
@@ -594,5 +625,5 @@ def clusterset_unbind(request: SignedInRequest, pk: int, binding_pk: int) -> Htt
         request,
         cluster_set,
         lambda: editing.unbind(binding, actor=request.user, request=request),
-        f"Unbound from namespace {binding.namespace}.",
+        f"Cluster set {cluster_set.name} unbound from namespace {binding.namespace}.",
     )

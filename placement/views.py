@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -163,8 +164,8 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
         return _whatif_refused(request, f"spec: {exc}", 400)
     except ValidationError as exc:
         return _whatif_refused(request, "; ".join(" ".join(m) for m in exc.message_dict.values()), 400)
+    messages.success(request, f"{placement}: the what-if spec is applied.")
     if not listing.wants_fragment(request):
-        messages.success(request, f"{placement}: the what-if spec is applied.")
         return redirect("placement:placement-detail", pk=placement.pk)
     placement = visible_placement(request, pk)  # read again: the spec, explanation and count it stored
     context = _score_context(request, placement) | {
@@ -201,6 +202,7 @@ def placement_create(request: SignedInRequest) -> HttpResponse:
             except ValidationError as exc:
                 form.add_service_error(exc)
             else:
+                messages.success(request, f"{placement.get_kind_display()} {placement} created.")
                 return redirect("placement:placement-detail", pk=placement.pk)
     return render(request, "placement/placement_form.html", {"form": form, "kinds": Placement.Kind.choices})
 
@@ -223,6 +225,7 @@ def placement_edit(request: SignedInRequest, pk: int) -> HttpResponse:
             except ValidationError as exc:
                 form.add_service_error(exc)
             else:
+                messages.success(request, f"{placement}: spec saved.")
                 return redirect("placement:placement-detail", pk=placement.pk)
     return render(request, "placement/placement_edit.html", {"form": form, "placement": placement})
 
@@ -237,6 +240,11 @@ def placement_upload(request: SignedInRequest) -> HttpResponse:
     if form.is_valid():
         loaded = importing.load_text(*form.cleaned_data["manifests"])
         report = importing.apply_manifests(loaded, form.cleaned_data["hub"], request.user)
+        count = len(report.problems or report.applied)
+        if report.problems:
+            messages.error(request, f"Nothing was applied: {count} problem{pluralize(count)}, listed below.")
+        else:
+            messages.success(request, f"{count} placement{pluralize(count)} applied.")
     status = 200 if report is None or not report.problems else 403 if report.refused else 400
     if form.errors:  # a file too large or not UTF-8
         status = 400
@@ -276,10 +284,10 @@ def _toleration_preview(placement: Placement, rows: list[dict[str, Any]]) -> dic
 
 
 def _tolerations_saved(request: SignedInRequest, placement: Placement) -> HttpResponse:
+    messages.success(request, f"Tolerations of {placement} saved; the placement was rescheduled.")
     if not listing.wants_fragment(request):
         return redirect(reverse("placement:placement-detail", args=[placement.pk]) + "#tolerations-section")
-    saved = "Saved; the placement was rescheduled."
-    return _toleration_response(request, placement, toleration_message=saved)
+    return _toleration_response(request, placement)
 
 
 @login_required

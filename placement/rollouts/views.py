@@ -207,6 +207,7 @@ def run_create(request: SignedInRequest) -> HttpResponse:
         except ValidationError as exc:
             form.add_service_error(exc)
         else:
+            messages.success(request, f"Run {run.name} created.")
             return redirect("rollouts:run-detail", pk=run.pk)
     external = {"kind": Placement.Kind.CLUSTER_RESOURCE_PLACEMENT, "owner": Placement.Owner.DASHBOARD}
     external_crps = Placement.objects.filter(spec__strategy__type=rollouts.EXTERNAL, **external)

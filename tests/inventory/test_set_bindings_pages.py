@@ -41,11 +41,11 @@ def test_an_admin_of_the_set_binds_then_unbinds_through_htmx(
     response = client.post(bind_url(staging), {"namespace": "team-a"}, **HTMX)
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
-    assert "Bound to namespace team-a." in html and '/namespaces/team-a/access/">team-a</a></td>' in html
+    assert "bound to namespace team-a." in html and '/namespaces/team-a/access/">team-a</a></td>' in html
     assert demo_hub.store.get("ManagedClusterSetBinding", "staging", namespace="team-a")
     binding = ManagedClusterSetBinding.objects.get(hub=staging.hub, namespace="team-a")
     html = client.post(unbind_url(binding), **HTMX).content.decode()
-    assert "Unbound from namespace team-a." in html and ">team-a</a></td>" not in html
+    assert "unbound from namespace team-a." in html and ">team-a</a></td>" not in html
     assert "team-a" not in demo_hub.store.names("ManagedClusterSetBinding", namespace="team-a")
 
 

@@ -86,7 +86,7 @@ def test_an_admin_of_its_set_saves_to_the_hub_and_gets_the_refreshed_rows(
     assert response.status_code == 200
     cluster.refresh_from_db()
     assert cluster.taints == [{"key": "example.com/drain", "effect": "NoSelect"}]
-    assert f"Saved to hub demo (resourceVersion {cluster.resource_version})." in html
+    assert f"saved to hub demo (resourceVersion {cluster.resource_version})." in html
     assert 'value="example.com/drain"' in html and 'value="dedicated"' not in html
     assert "cluster.taints</strong> by gpu-admin" in html  # the recent changes of the cluster
 

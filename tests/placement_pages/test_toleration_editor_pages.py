@@ -85,7 +85,7 @@ def test_save_applies_and_redirects_without_htmx(ops_client: Client, gpu_copy) -
     html = ops_client.post(
         url(gpu_copy), rows_data("tolerations", [UNREACHABLE], initial=1, action="save"), **HTMX
     ).content.decode()
-    assert "Saved; the placement was rescheduled." in html
+    assert "saved; the placement was rescheduled." in html  # the message, swapped into #notices
 
 
 def test_invalid_rows_answer_400_with_upstream_messages(ops_client: Client, gpu_copy) -> None:

@@ -41,7 +41,7 @@ def test_approve_in_the_browser_then_accepted_and_the_badge_drops(
 
     row.get_by_role("button", name=f"Approve {REQUEST}").click()
     page.wait_for_url(re.compile(r".*/approvals/$"))
-    assert page.inner_text("#approval-message").startswith(f"{REQUEST}: ")
+    assert page.inner_text("#notices .notice-success").startswith(f"{REQUEST}: ")
     # the row re-reads the hub every second until the hub's run controller accepted the approval
     page.locator("#approvals tbody tr[data-state='accepted']", has_text=REQUEST).wait_for()
     assert row.locator(".approval-state").inner_text() == "accepted"

@@ -106,7 +106,7 @@ def test_a_run_made_in_the_browser_reaches_its_gate_unattended_and_approve_works
     row = page.locator("#approvals tbody tr", has_text=request.name)
     row.get_by_role("button", name=f"Approve {request.name}").click()
     page.wait_for_url(re.compile(r".*/approvals/$"))
-    assert page.inner_text("#approval-message").startswith(f"{request.name}: ")
+    assert page.inner_text("#notices .notice-success").startswith(f"{request.name}: ")
     session.close()
     changed = ManagedCluster.objects.filter(hub=hub_row).exclude(resource_version__in=list(versions.values()))
     assert changed.exists(), "the watcher wrote the hub's churn meanwhile"

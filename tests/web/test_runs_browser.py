@@ -46,7 +46,7 @@ def test_open_a_run_see_its_preview_click_run_and_see_the_timeline(
     assert page.inner_text("#run-state") == "Initialize"
 
     page.click("#run-run")
-    page.wait_for_selector("#run-message >> text=state set to Run")
+    page.wait_for_selector("#notices >> text=state set to Run")
     assert page.inner_text("#run-state") == "Run"
     page.wait_for_function("() => document.getElementById('run-timeline').data !== undefined")
     labels = page.evaluate("document.getElementById('run-timeline').data.flatMap(trace => trace.y)")
