@@ -104,7 +104,9 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 	$(BIN)/pip install -r requirements-dev.txt
 	touch $@ $(RUNTIME_STAMP)
 
-# The demo hub, its watch and the in-process periodic runner (the beat schedule without a broker: timed
+# The demo hub, registered, synced and given the first-look placements (demo_setup: a staged update run
+# waiting for approval, a rolling update in progress, unavailable clusters, a placement short of
+# clusters), its watch and the in-process periodic runner (the beat schedule without a broker: timed
 # steps of staged update runs and rolling updates among it) run in the background and are stopped when
 # `make run` exits.
 run: export DEBUG := 1
@@ -115,8 +117,7 @@ run: $(RUNTIME_STAMP)
 	$(MANAGE) demo_hub --port $(DEMO_HUB_PORT) --clusters 200 --fleet --churn-per-minute 12 & hub=$$!; \
 	watcher=; runner=; trap 'kill $$hub $$watcher $$runner 2>/dev/null || true' EXIT INT TERM; \
 	$(BIN)/python -c "$$WAIT_FOR_DEMO_HUB" $(DEMO_HUB_URL); \
-	$(MANAGE) hubs add demo --server $(DEMO_HUB_URL) --fleet; \
-	$(MANAGE) sync_hubs demo; \
+	$(MANAGE) demo_setup --hub demo --server $(DEMO_HUB_URL); \
 	$(MANAGE) watch_hubs demo & watcher=$$!; \
 	$(MANAGE) run_periodic & runner=$$!; \
 	echo "Fleet Placement Dashboard: http://127.0.0.1:8000/ (demo hub at $(DEMO_HUB_URL))"; \
