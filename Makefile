@@ -93,6 +93,9 @@ SERVICES_ENV ?= var/services/env
 
 .PHONY: run worker beat watch up down test lint services services-stop
 
+# axe-core, which the browser tests inject into pages to check accessibility, pinned in package-lock.json.
+AXE := node_modules/axe-core/axe.min.js
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
@@ -170,6 +173,10 @@ lint: $(DEV_STAMP)
 	DEBUG=1 DATABASE_URL=sqlite:///:memory: $(MANAGE) makemigrations --check --dry-run
 	DEBUG=1 $(BIN)/mypy
 
+$(AXE): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
 # Starts (or reuses) the project's own PostgreSQL and Redis; `make test` and `make up` then use them.
 services:
 	$(SERVICES) start
@@ -179,7 +186,7 @@ services-stop:
 
 # The tests use the services `make services` started unless the environment names its own; without
 # any, the tests that need PostgreSQL, Redis or Chromium skip with the reason (CI fails them instead).
-test: lint
+test: lint $(AXE)
 	@if [ -z "$$DATABASE_URL$$CELERY_BROKER_URL" ] && [ -f $(SERVICES_ENV) ]; then \
 		if $(SERVICES) status >/dev/null 2>&1; then set -a; . "$(abspath $(SERVICES_ENV))"; set +a; \
 			echo "make test: PostgreSQL and Redis from $(SERVICES_ENV)"; \
