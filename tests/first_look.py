@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from demohub import DemoHub
-from demohub.management.commands.demo_setup import ROLLING_PLACEMENT, SHORT_PLACEMENT
+from demohub.management.commands.demo_setup import ROLLING_PLACEMENT, SHORT_PLACEMENT, WEIGHTED_PLACEMENT
 from fleetui import periodic
 from fleetui.celery import app
 from inventory.models import Hub
@@ -33,8 +33,6 @@ MAKE_RUN_HUB = {
 APPROVAL = "batch-jobs-rollout-1-after-staging"  # the demo hub's run waits for it after its staging stage
 RUN = "batch-jobs-rollout-1"
 SLOW_CLUSTERS = ("gke-europe-west1-dev-017", "gke-europe-west1-dev-128")  # reports-api's day-long applies
-
-__all__ = ["ROLLING_PLACEMENT", "SHORT_PLACEMENT"]
 
 
 @pytest.fixture(name="first_look_hub")
@@ -68,7 +66,14 @@ def rolling_placement(hub: Hub) -> Placement:
 
 
 def short_placement(hub: Hub) -> Placement:
-    namespace, name = SHORT_PLACEMENT
+    return ocm_placement(hub, *SHORT_PLACEMENT)
+
+
+def weighted_placement(hub: Hub) -> Placement:
+    return ocm_placement(hub, *WEIGHTED_PLACEMENT)
+
+
+def ocm_placement(hub: Hub, namespace: str, name: str) -> Placement:
     return Placement.objects.get(hub=hub, namespace=namespace, name=name, kind=Placement.Kind.PLACEMENT)
 
 

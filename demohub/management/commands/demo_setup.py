@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandParser
 FIRST_LOOK = Path(__file__).resolve().parents[2] / "first-look.yaml"
 ROLLING_PLACEMENT = "reports-api"  # its two europe-west1 members apply for a day
 SHORT_PLACEMENT = ("apps-prod", "ml-inference")  # asks for 20 GPU clusters
+WEIGHTED_PLACEMENT = ("apps-prod", "checkout")  # three production clusters by weighted CPU and memory
 
 
 class Command(BaseCommand):
