@@ -93,6 +93,9 @@ SERVICES_ENV ?= var/services/env
 
 .PHONY: run worker beat watch up down test lint services services-stop
 
+# axe-core, which the browser tests inject into pages to check accessibility, pinned in package-lock.json.
+AXE := node_modules/axe-core/axe.min.js
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
@@ -104,7 +107,9 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 	$(BIN)/pip install -r requirements-dev.txt
 	touch $@ $(RUNTIME_STAMP)
 
-# The demo hub, its watch and the in-process periodic runner (the beat schedule without a broker: timed
+# The demo hub, registered, synced and given the first-look placements (demo_setup: a staged update run
+# waiting for approval, a rolling update in progress, unavailable clusters, a placement short of
+# clusters), its watch and the in-process periodic runner (the beat schedule without a broker: timed
 # steps of staged update runs and rolling updates among it) run in the background and are stopped when
 # `make run` exits.
 run: export DEBUG := 1
@@ -115,8 +120,7 @@ run: $(RUNTIME_STAMP)
 	$(MANAGE) demo_hub --port $(DEMO_HUB_PORT) --clusters 200 --fleet --churn-per-minute 12 & hub=$$!; \
 	watcher=; runner=; trap 'kill $$hub $$watcher $$runner 2>/dev/null || true' EXIT INT TERM; \
 	$(BIN)/python -c "$$WAIT_FOR_DEMO_HUB" $(DEMO_HUB_URL); \
-	$(MANAGE) hubs add demo --server $(DEMO_HUB_URL) --fleet; \
-	$(MANAGE) sync_hubs demo; \
+	$(MANAGE) demo_setup --hub demo --server $(DEMO_HUB_URL); \
 	$(MANAGE) watch_hubs demo & watcher=$$!; \
 	$(MANAGE) run_periodic & runner=$$!; \
 	echo "Fleet Placement Dashboard: http://127.0.0.1:8000/ (demo hub at $(DEMO_HUB_URL))"; \
@@ -169,6 +173,10 @@ lint: $(DEV_STAMP)
 	DEBUG=1 DATABASE_URL=sqlite:///:memory: $(MANAGE) makemigrations --check --dry-run
 	DEBUG=1 $(BIN)/mypy
 
+$(AXE): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
 # Starts (or reuses) the project's own PostgreSQL and Redis; `make test` and `make up` then use them.
 services:
 	$(SERVICES) start
@@ -178,7 +186,7 @@ services-stop:
 
 # The tests use the services `make services` started unless the environment names its own; without
 # any, the tests that need PostgreSQL, Redis or Chromium skip with the reason (CI fails them instead).
-test: lint
+test: lint $(AXE)
 	@if [ -z "$$DATABASE_URL$$CELERY_BROKER_URL" ] && [ -f $(SERVICES_ENV) ]; then \
 		if $(SERVICES) status >/dev/null 2>&1; then set -a; . "$(abspath $(SERVICES_ENV))"; set +a; \
 			echo "make test: PostgreSQL and Redis from $(SERVICES_ENV)"; \

@@ -23,7 +23,7 @@ import random
 import threading
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -45,6 +45,10 @@ logger = logging.getLogger(__name__)
 
 # A MemberCluster labelled so always fails to apply whatever is placed on it.
 APPLY_FAILS_LABEL = "demo.fleetui.io/apply-fails"
+# A MemberCluster labelled so takes this many seconds to apply (instead of the hub's setting), which keeps
+# a rollout over it in progress for a while.
+APPLY_SECONDS_LABEL = "demo.fleetui.io/apply-seconds"
+MAX_APPLY_SECONDS = 7 * 24 * 3600.0
 # What an empty `spec.resourceSnapshotIndex` of a run resolves to (the demo hub keeps no
 # ClusterResourceSnapshots); "1" when the placement has no such annotation.
 LATEST_RESOURCE_INDEX_ANNOTATION = "demo.fleetui.io/latest-resource-snapshot-index"
@@ -55,6 +59,9 @@ OVERRIDDEN, WORK_SYNCHRONIZED, APPLIED, AVAILABLE = "Overridden", "WorkSynchroni
 # the conditions the work generator resets whenever it syncs a binding (RolloutStarted is the rollout's)
 WORK_CONDITIONS = (OVERRIDDEN, WORK_SYNCHRONIZED, APPLIED, AVAILABLE, "DiffReported")
 APPLY_FAILED_REASON = "NotAllWorkHaveBeenApplied"
+# Applied / Available False while a phase is still under way: the reasons upstream's rollout controller
+# reads as in progress (any other False reason is a failure it rolls past).
+APPLY_PENDING_REASON, NOT_AVAILABLE_YET_REASON = "ApplyPending", "ResourceNotAvailableYet"
 MAX_SETTLE_PASSES = 100  # reconcile() gives up (and says so) if the controllers never settle
 
 
@@ -192,7 +199,7 @@ def _apply_outcome(
     if now < applied_at:
         return [
             _condition(
-                APPLIED, "False", "ApplyInProgress", "Resources are being applied", generation, synced_at
+                APPLIED, "False", APPLY_PENDING_REASON, "Resources are being applied", generation, synced_at
             )
         ]
     if fails:
@@ -210,7 +217,7 @@ def _apply_outcome(
         message = f"Work object {work} is not available"
         return [
             applied,
-            _condition(AVAILABLE, "False", "NotAllWorkAreAvailable", message, generation, applied_at),
+            _condition(AVAILABLE, "False", NOT_AVAILABLE_YET_REASON, message, generation, applied_at),
         ]
     message = "All corresponding work objects are available"
     return [applied, _condition(AVAILABLE, "True", "AllWorkAreAvailable", message, generation, available_at)]
@@ -227,6 +234,16 @@ def apply_fails(
     metadata = binding["metadata"]
     draw = random.Random(f"apply:{settings.seed}:{metadata['name']}:{metadata['generation']}").random()
     return draw < settings.failure_rate
+
+
+def member_settings(member: Mapping[str, Any] | None, settings: ApplySettings) -> ApplySettings:
+    """The hub's apply settings, with the member's own apply time when it is labelled with one."""
+    labelled = ((member or {}).get("metadata", {}).get("labels") or {}).get(APPLY_SECONDS_LABEL, "")
+    try:
+        seconds = float(labelled)
+    except ValueError:
+        return settings
+    return replace(settings, apply_seconds=seconds) if 0 <= seconds <= MAX_APPLY_SECONDS else settings
 
 
 # ---- staged update runs -------------------------------------------------------------------------
@@ -379,8 +396,9 @@ class FleetSimulator:
             return None
         member = self._get("MemberCluster", spec.get("targetCluster", ""))
         placement = self._get("ClusterResourcePlacement", _parent(binding))
-        fails = apply_fails(binding, member, self.settings)
-        status = work_status(binding, now=now, fails=fails, settings=self.settings, placement=placement)
+        settings = member_settings(member, self.settings)
+        fails = apply_fails(binding, member, settings)
+        status = work_status(binding, now=now, fails=fails, settings=settings, placement=placement)
         if status is None or status == binding.get("status"):
             return None
         try:

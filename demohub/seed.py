@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from demohub.fleetsim import seed_rollout
+from demohub.fleetsim import APPLY_SECONDS_LABEL, seed_rollout
 from demohub.resources import FLEET_CLUSTER_GROUP, FLEET_PLACEMENT_GROUP, OCM_GROUP, RESOURCES
 from demohub.store import Store, rfc3339
 from placement.scheduler.labels import parse_label_selector
@@ -32,6 +32,9 @@ CORES_PER_NODE = (4, 8, 16, 32)
 ENVIRONMENT_SETS = {"prod": "production", "staging": "staging", "dev": "development"}
 EUROPE = ("westeurope", "northeurope", "eu-central-1", "europe-west1")
 UPDATE_RUN = "batch-jobs-rollout-1"
+# Development members in this region apply for a day, so a rollout that reaches them is seen in progress.
+SLOW_APPLY_REGION = "europe-west1"
+SLOW_APPLY_SECONDS = "86400"
 GIB_IN_KI = 1024 * 1024
 
 
@@ -512,17 +515,13 @@ def member_cluster(cluster: SyntheticCluster, now: datetime) -> dict[str, Any]:
     cpu_m, memory_ki = cluster.cpu_allocatable_m, cluster.memory_allocatable_ki
     taints = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}] if cluster.gpu else []
     joined = now - timedelta(days=60)
+    labels = {"region": cluster.region, "environment": cluster.environment, "vendor": cluster.vendor.name}
+    if cluster.region == SLOW_APPLY_REGION and cluster.environment == "dev":
+        labels[APPLY_SECONDS_LABEL] = SLOW_APPLY_SECONDS
     return {
         "apiVersion": f"{FLEET_CLUSTER_GROUP}/v1beta1",
         "kind": "MemberCluster",
-        "metadata": {
-            "name": cluster.name,
-            "labels": {
-                "region": cluster.region,
-                "environment": cluster.environment,
-                "vendor": cluster.vendor.name,
-            },
-        },
+        "metadata": {"name": cluster.name, "labels": labels},
         "spec": {
             "identity": {
                 "kind": "ServiceAccount",

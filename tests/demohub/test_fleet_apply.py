@@ -61,7 +61,7 @@ def test_synchronized_at_once_then_applied_then_available(hub: DemoHub, client: 
     assert _conditions(client, name) == {
         "Overridden": ("True", "NoOverrideSpecified", 1, stamp(0)),
         "WorkSynchronized": ("True", "AllWorkSynced", 1, stamp(0)),
-        "Applied": ("False", "ApplyInProgress", 1, stamp(0)),
+        "Applied": ("False", "ApplyPending", 1, stamp(0)),
     }
 
     hub.advance(3)
@@ -70,7 +70,7 @@ def test_synchronized_at_once_then_applied_then_available(hub: DemoHub, client: 
     hub.reconcile()
     applied = _conditions(client, name)
     assert applied["Applied"] == ("True", "AllWorkHaveBeenApplied", 1, stamp(4))
-    assert applied["Available"] == ("False", "NotAllWorkAreAvailable", 1, stamp(4))
+    assert applied["Available"] == ("False", "ResourceNotAvailableYet", 1, stamp(4))
 
     hub.advance(6)
     hub.reconcile()
@@ -116,7 +116,7 @@ def test_a_new_generation_is_synced_and_applied_again(hub: DemoHub, client: Flee
     conditions = _conditions(client, name)
     assert conditions["RolloutStarted"] == ("True", "RolloutStarted", 2, stamp(60))  # the rollout's, kept
     assert conditions["WorkSynchronized"] == ("True", "AllWorkSynced", 2, stamp(61))
-    assert conditions["Applied"] == ("False", "ApplyInProgress", 2, stamp(61))
+    assert conditions["Applied"] == ("False", "ApplyPending", 2, stamp(61))
     assert "Available" not in conditions
 
 
@@ -238,7 +238,7 @@ def test_watchers_see_each_step_as_a_status_modification(hub: DemoHub, client: F
 
     assert [e["type"] for e in events] == ["MODIFIED"] * 3
     assert [summary(e["object"], "Applied") for e in events] == [
-        ("False", "ApplyInProgress"),
+        ("False", "ApplyPending"),
         ("True", "AllWorkHaveBeenApplied"),
         ("True", "AllWorkHaveBeenApplied"),
     ]

@@ -151,7 +151,7 @@ def test_a_run_goes_through_its_stages_an_approval_a_timed_wait_and_the_delete_s
     canary = _binding(client, "m-canary")
     assert (canary["spec"]["state"], canary["spec"]["resourceSnapshotName"]) == ("Bound", "shop-3-snapshot")
     assert condition(canary, "RolloutStarted")["observedGeneration"] == canary["metadata"]["generation"] == 2
-    assert summary(canary, "Applied") == ("False", "ApplyInProgress")
+    assert summary(canary, "Applied") == ("False", "ApplyPending")
     assert _binding(client, "m-main-1")["spec"]["state"] == "Scheduled"
 
     hub.advance(5)
