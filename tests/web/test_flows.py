@@ -76,6 +76,8 @@ def test_approve_in_the_inbox_and_the_run_moves_on(
     assert row.locator(".approval-state").inner_text() == "pending"
     row.get_by_role("button", name=f"Approve {APPROVAL}").click()
     page.wait_for_url(re.compile(r".*/approvals/.*"))
+    notice = page.locator("#notices [role=status]", has_text=APPROVAL)
+    assert notice.inner_text().startswith(f"{APPROVAL}: approved")
 
     # the hub's run controller accepts the approval and updates the prod stage
     def prod_started() -> bool:
