@@ -155,9 +155,10 @@ def _yaml_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Tab:
-    """One tab of the placement page: its URL, the context only its body reads, the body (by default
-    `placement/tabs/_<slug>.html`), what htmx gets instead of the whole page (the part it swaps there;
-    by default the body) and whether it draws charts."""
+    """One tab of the placement page: its URL, the context only its body reads, what htmx gets instead of
+    the whole page (the part it swaps there; by default the body), the body (by default
+    `placement/tabs/_<slug>.html`), whether it draws charts, and the anchors its body holds that the
+    page had before it had tabs (static/js/tabs.js sends an old link to one of them to this tab)."""
 
     slug: str
     label: str
@@ -166,6 +167,7 @@ class Tab:
     fragment: str = ""
     body: str = ""
     charts: bool = False
+    anchors: tuple[str, ...] = ()
 
     @property
     def template(self) -> str:
@@ -174,17 +176,46 @@ class Tab:
 
 TABS = (
     Tab("decisions", "Decisions", "placement:placement-detail", _decisions_context),
-    Tab("scores", "Scores", "placement:placement-scores", _score_context, SCORE_TABLE, charts=True),
-    Tab("whatif", "What-if", "placement:placement-whatif", _whatif_context, SCORE_TABLE, charts=True),
-    Tab("rollout", "Rollout", "placement:placement-rollout", _rollout_context),
+    Tab(
+        "scores",
+        "Scores",
+        "placement:placement-scores",
+        _score_context,
+        SCORE_TABLE,
+        charts=True,
+        anchors=("scores-heading", "score-table", "scores", "chart-heading", "score-chart"),
+    ),
+    Tab(
+        "whatif",
+        "What-if",
+        "placement:placement-whatif",
+        _whatif_context,
+        SCORE_TABLE,
+        charts=True,
+        anchors=("whatif-heading", "whatif-form"),
+    ),
+    Tab(
+        "rollout",
+        "Rollout",
+        "placement:placement-rollout",
+        _rollout_context,
+        anchors=("rollout", "rollout-heading"),
+    ),
     Tab(
         "tolerations",
         "Tolerations",
         "placement:placement-tolerations",
         lambda request, placement: _toleration_context(request, placement),
         body=TOLERATION_EDITOR,
+        anchors=("tolerations-section", "tolerations-heading"),
     ),
-    Tab("history", "History", "placement:placement-history", _history_context),
+    Tab(
+        "history",
+        "History",
+        "placement:placement-history",
+        _history_context,
+        anchors=("timeline-heading", "history", "events", "recent-changes-heading", "recent-changes"),
+    ),
     Tab("yaml", "YAML", "placement:placement-yaml", _yaml_context),
 )
 TABS_BY_SLUG = {tab.slug: tab for tab in TABS}

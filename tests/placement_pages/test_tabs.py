@@ -195,5 +195,17 @@ def test_a_pick_fixed_placement_lists_its_clusters_with_their_status_and_no_fill
     assert NOT_LISTED not in logged_in_client.get(tab_url(placement, "detail")).content.decode()
 
 
+@pytest.mark.parametrize("tab", [tab for tab in views.TABS if tab.anchors and tab.slug != "rollout"])
+def test_the_old_anchors_a_tab_claims_are_on_it(logged_in_client: Client, user: User, tab: views.Tab) -> None:
+    """static/js/tabs.js sends /placements/<id>/#<anchor> to the tab that claims the anchor: it is there,
+    and the tab bar of every tab carries the claims. (The Rollout tab's depend on the placement's family.)"""
+    placement = ocm_placement(user)
+    html = logged_in_client.get(reverse(tab.url_name, args=[placement.pk])).content.decode()
+    for anchor in tab.anchors:
+        assert f'id="{anchor}"' in html, anchor
+    decisions = logged_in_client.get(tab_url(placement, "detail")).content.decode()
+    assert f'id="tab-{tab.slug}" data-anchors="{" ".join(tab.anchors)}"' in decisions
+
+
 def test_views_know_every_tab_once() -> None:
     assert [tab.slug for tab in views.TABS] == [SLUGS.get(tab, tab) for tab in CONTENT]
