@@ -11,7 +11,7 @@ clusters), and for the inbox 200 staged update runs of a CRP each wait on an app
 stage. Then requests each page through Django's test client as a user holding the view role on
 `global` and `set-03` (so every row passes the cluster-set role checks a real user's request makes; templates
 rendered, middleware run) and prints p50/p95 milliseconds and the number of SQL queries per request
-(targets, p95: clusters pages <= 150 ms, placement detail <= 300 ms, approvals inbox <= 150 ms).
+(targets, p95: clusters pages <= 150 ms, placement scores <= 300 ms, approvals inbox <= 150 ms).
 
 With `--load SECONDS` (PostgreSQL: the server processes share the seeded database) it then serves that
 database with gunicorn (`--gunicorn-workers`, default 2) on loopback and lets `--concurrency` client
@@ -350,8 +350,9 @@ def main() -> None:
             "cluster sets list": "/clustersets/",
             "API clusters (50)": "/api/clusters/?q=vendor%3DEKS",
             "placements list": "/placements/",
-            "placement detail (10k score table)": f"/placements/{scheduled.pk}/",
-            "score table, sort -total, page 20": f"/placements/{scheduled.pk}/?sort=-total&page=20",
+            "placement scores (10k score table)": f"/placements/{scheduled.pk}/scores/",
+            "score table, sort -total, page 20": f"/placements/{scheduled.pk}/scores/?sort=-total&page=20",
+            "placement decisions (10k clusters)": f"/placements/{scheduled.pk}/",
             "approvals inbox (200 pending)": "/approvals/",
             "API approvals (200 pending)": "/api/approvals/?per_page=100",
         }

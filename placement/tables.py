@@ -239,6 +239,36 @@ class ScoreRowTable(ListTable):
         return format_html("{}{}", record.name, chip)
 
 
+class FixedCluster(NamedTuple):
+    """One cluster a PickFixed placement lists: whether it was selected, is not eligible or not found."""
+
+    name: str
+    status: str
+    reason: str
+
+
+FIXED_SELECTED, FIXED_NOT_ELIGIBLE, FIXED_NOT_FOUND = "selected", "not eligible", "not found"
+_FIXED_TONES = {FIXED_SELECTED: "ok", FIXED_NOT_ELIGIBLE: "failing", FIXED_NOT_FOUND: "unknown"}
+
+
+class FixedClusterTable(ListTable):
+    """A PickFixed placement's listed clusters, in the scheduler's order (selected, not eligible, not
+    found), instead of a score table: that policy scores nothing, and every other member is only "not
+    listed"."""
+
+    name = tables.Column("Cluster", attrs={"td": {"class": "name"}})
+    status = tables.Column("Status")
+    reason = tables.Column("Reason", attrs={"td": {"class": "reason"}})
+    pager_label = "Listed clusters"
+
+    class Meta(ListTable.Meta):
+        attrs = {"class": "table", "id": "fixed-clusters"}
+        row_attrs = {"data-status": lambda record: record.status}
+
+    def render_status(self, value: str) -> SafeString:
+        return format_html('<span class="status status-{}">{}</span>', _FIXED_TONES[value], value)
+
+
 def plotly_text(value: str) -> str:
     """`value` as plotly shows it literally. Plotly reads the text of a figure (trace names, category
     labels, hover text) as a little HTML: `<a href>` makes a link, `<b>` or `<br>` restyle it. Hub objects

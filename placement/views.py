@@ -1,4 +1,5 @@
-"""Placement pages: the list, the detail page (score table, chart, what-if, timeline) and the forms.
+"""Placement pages: the list, the placement page in tabs (decisions, scores, what-if, rollout, tolerations,
+history, YAML; each computes only what it shows) and the forms.
 
 The score table is computed from the stored explanation (never by re-running the scheduler); the
 what-if form evaluates through the API (`/api/placements/<id>/whatif/`) and applies through
@@ -18,10 +19,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import listing
-from core.editors import EditorPage, ListEditor, edit_rows, respond
+from core.editors import ListEditor, edit_rows
 from core.hooks import Hook
 from core.requests import SignedInRequest
 from core.views import table_page
@@ -33,6 +35,8 @@ from placement.models import Placement
 from placement.scheduler.untrusted import InputError, load_json
 
 TIMELINE_LENGTH = 50
+SCORE_TABLE = "placement/_score_table.html"
+TOLERATION_EDITOR = "placement/_toleration_editor.html"
 
 
 @dataclass(frozen=True)
@@ -72,11 +76,27 @@ def visible_placement(request: HttpRequest, pk: int) -> Placement:
 
 def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
     """The score table's page (sorted, filtered, paged server-side) and the chart of the selected clusters
-    and the best of the rest."""
+    and the best of the rest; for a PickFixed placement, its listed clusters with their status instead of
+    every member."""
     explanation = placement.explanation or {}
     family = placement.family
     prioritizers = family.prioritizer_columns(explanation)
     names = [name for name, _ in prioritizers]
+    context: dict[str, Any] = {
+        "placement": placement,
+        # the filters' target: the tab shown, also when an Apply answers with this table
+        "score_url": request.path if request.method == "GET" else _tab_url("whatif", placement),
+        "prioritizers": prioritizers,
+        "weights": dict(prioritizers),
+        # OCM reports summarise the clusters outside the eligible sets instead of listing 10k of them
+        "outside": explanation.get("outside") or {},
+        "explanation_error": explanation.get("error", ""),
+        "show": request.GET.get("show", ""),
+        "cluster_filter": request.GET.get("cluster", ""),
+    }
+    fixed = family.fixed_clusters(explanation)
+    if fixed is not None:
+        return context | {"fixed_table": tables.FixedClusterTable(fixed).configure(request)}
     table = family.score_table(explanation)
     keys = table.keys()
     sort = request.GET.get("sort", "rank")
@@ -87,20 +107,11 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
     )
     # sorted and filtered on the key columns; ScoreRows are built for the shown page only
     rows = tables.ScoreRows(table, shown)
-    return {
-        "placement": placement,
-        # the filters' target: the placement page, also when an Apply answers with this table
-        "score_url": reverse("placement:placement-detail", args=[placement.pk]),
-        "prioritizers": prioritizers,
+    return context | {
         "table": tables.ScoreRowTable(rows, prioritizers).configure(request),
         "cluster_count": len(table),
         "scored_count": sum(1 for key in keys if key.rank is not None),
         "chart": tables.chart_figure(family.chart_title, family.chart_axis, table.chart_pick(), names),
-        # OCM reports summarise the clusters outside the eligible sets instead of listing 10k of them
-        "outside": explanation.get("outside") or {},
-        "explanation_error": explanation.get("error", ""),
-        "show": request.GET.get("show", ""),
-        "cluster_filter": request.GET.get("cluster", ""),
     }
 
 
@@ -109,33 +120,197 @@ def _history_chart(placement: Placement) -> dict[str, Any]:
     return tables.history_figure(history.selection_over_time(placement), timezone.now())
 
 
-@login_required
-@require_GET
-@listing.varies_with_htmx
-def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    placement = visible_placement(request, pk)
-    context = _score_context(request, placement)
-    if listing.wants_fragment(request):
-        return render(request, "placement/_score_table.html", context)
-    context |= {
-        "condition": queries.condition(placement),
-        "conditions": (placement.status or {}).get("conditions") or [],
-        "decision_groups": (placement.status or {}).get("decisionGroups") or [],
+def _decisions_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
+    status = placement.status or {}
+    return {
+        "conditions": status.get("conditions") or [],
+        "decision_groups": status.get("decisionGroups") or [],
+        # querysets: the family's results template reads the one it shows
         "decision_pages": queries.decision_pages(placement),
         "bindings": queries.bindings(placement),
+    }
+
+
+def _whatif_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
+    return _score_context(request, placement) | {"controls": placement.family.whatif_controls(placement)}
+
+
+def _rollout_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
+    page_sections = sections.get()
+    context = page_sections.context(request, placement, {})
+    return context | {"extra_sections": page_sections.templates}
+
+
+def _history_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
+    return {
         "events": placement.events.all()[:TIMELINE_LENGTH],
         "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
         "history_chart": _history_chart(placement),
-        "requested": placement.family.requested(placement),
-        "controls": placement.family.whatif_controls(placement),
-        "can_apply": not placement.read_only and access.can_change(request.user, placement),
-        "weights": dict(context["prioritizers"]),
         **inventory_tables.recent_changes(placement),
     }
-    page_sections = sections.get()
-    context |= page_sections.context(request, placement, context)
-    context["extra_sections"] = page_sections.templates
-    return render(request, "placement/placement_detail.html", context)
+
+
+def kubernetes_object(placement: Placement) -> dict[str, Any]:
+    """The placement as its hub serves it: the manifest and, once scheduled, its status."""
+    document = service.manifest(placement)
+    if placement.status:
+        document["status"] = placement.status
+    return document
+
+
+def _yaml_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
+    return {"yaml": as_yaml(kubernetes_object(placement))}
+
+
+@dataclass(frozen=True)
+class Tab:
+    """One tab of the placement page: its URL, the context only its body reads, what htmx gets instead of
+    the whole page (the part it swaps there; by default the body), the body (by default
+    `placement/tabs/_<slug>.html`), whether it draws charts, and the anchors its body holds that the
+    page had before it had tabs (static/js/tabs.js sends an old link to one of them to this tab)."""
+
+    slug: str
+    label: str
+    url_name: str
+    context: Callable[[HttpRequest, Placement], dict[str, Any]]
+    fragment: str = ""
+    body: str = ""
+    charts: bool = False
+    anchors: tuple[str, ...] = ()
+
+    @property
+    def template(self) -> str:
+        return self.body or f"placement/tabs/_{self.slug}.html"
+
+
+TABS = (
+    Tab("decisions", "Decisions", "placement:placement-detail", _decisions_context),
+    Tab(
+        "scores",
+        "Scores",
+        "placement:placement-scores",
+        _score_context,
+        SCORE_TABLE,
+        charts=True,
+        anchors=("scores-heading", "score-table", "scores", "chart-heading", "score-chart"),
+    ),
+    Tab(
+        "whatif",
+        "What-if",
+        "placement:placement-whatif",
+        _whatif_context,
+        SCORE_TABLE,
+        charts=True,
+        anchors=("whatif-heading", "whatif-form"),
+    ),
+    Tab(
+        "rollout",
+        "Rollout",
+        "placement:placement-rollout",
+        _rollout_context,
+        anchors=("rollout", "rollout-heading"),
+    ),
+    Tab(
+        "tolerations",
+        "Tolerations",
+        "placement:placement-tolerations",
+        lambda request, placement: _toleration_context(request, placement),
+        body=TOLERATION_EDITOR,
+        anchors=("tolerations-section", "tolerations-heading"),
+    ),
+    Tab(
+        "history",
+        "History",
+        "placement:placement-history",
+        _history_context,
+        anchors=("timeline-heading", "history", "events", "recent-changes-heading", "recent-changes"),
+    ),
+    Tab("yaml", "YAML", "placement:placement-yaml", _yaml_context),
+)
+TABS_BY_SLUG = {tab.slug: tab for tab in TABS}
+
+
+def _tab_url(slug: str, placement: Placement) -> str:
+    return reverse(TABS_BY_SLUG[slug].url_name, args=[placement.pk])
+
+
+def _render_tab(
+    request: SignedInRequest,
+    placement: Placement,
+    slug: str,
+    context: dict[str, Any] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """A tab of the placement page: the whole page (header card, tab bar, the tab's body), or for htmx
+    only the part the tab swaps. `context` replaces what the tab would compute (an editor's answer)."""
+    tab = TABS_BY_SLUG[slug]
+    context = {"placement": placement, **(tab.context(request, placement) if context is None else context)}
+    if listing.wants_fragment(request):
+        response = render(request, tab.fragment or tab.template, context, status=status)
+    else:
+        context |= {
+            "tab": tab,
+            "tabs": [(each, reverse(each.url_name, args=[placement.pk])) for each in TABS],
+            "condition": queries.condition(placement),
+            "requested": placement.family.requested(placement),
+            "can_apply": not placement.read_only and access.can_change(request.user, placement),
+        }
+        response = render(request, "placement/placement_detail.html", context, status=status)
+    patch_vary_headers(response, listing.HTMX_HEADERS)
+    return response
+
+
+@login_required
+@require_GET
+def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The Decisions tab: conditions and the stored decisions or bindings."""
+    return _render_tab(request, visible_placement(request, pk), "decisions")
+
+
+@login_required
+@require_GET
+def placement_scores(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The Scores tab: the score table (htmx swaps it alone on filter, sort and page) and the chart."""
+    return _render_tab(request, visible_placement(request, pk), "scores")
+
+
+@login_required
+@require_GET
+def placement_whatif(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The What-if tab: the controls (static/js/whatif.js), the chart and the score table Apply replaces."""
+    return _render_tab(request, visible_placement(request, pk), "whatif")
+
+
+@login_required
+@require_GET
+def placement_rollout(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The Rollout tab: the sections the rollouts fill in (`sections`)."""
+    return _render_tab(request, visible_placement(request, pk), "rollout")
+
+
+@login_required
+@require_GET
+def placement_history(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The History tab: the decision history, the events and the recent changes of the audit log."""
+    return _render_tab(request, visible_placement(request, pk), "history")
+
+
+@login_required
+@require_GET
+def placement_yaml(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The YAML tab: the placement as a Kubernetes object, read-only."""
+    return _render_tab(request, visible_placement(request, pk), "yaml")
+
+
+@login_required
+@require_GET
+def placement_yaml_download(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The YAML tab's text as a file."""
+    placement = visible_placement(request, pk)
+    text = as_yaml(kubernetes_object(placement))
+    response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{placement.name}.yaml"'
+    return response
 
 
 def forbidden(request: HttpRequest, reason: str) -> HttpResponse:
@@ -152,8 +327,8 @@ WHATIF_TRIGGER = "what-if applied"
 def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
     """What-if Apply (POST + CSRF; `spec`: the evaluated spec as JSON), saved by `service.apply_spec`:
     validated, rescheduled, audited and recorded once in the history (a double submit adds nothing).
-    htmx gets the new score table with the chart's figure, and the selected count and the history
-    swapped out of band; a refusal goes to the what-if errors. A plain form post is redirected."""
+    htmx gets the new score table with the chart's figure, and the selected count swapped out of band; a
+    refusal goes to the what-if errors. A plain form post is redirected to the Scores tab."""
     placement = visible_placement(request, pk)
     try:
         spec = load_json(request.POST.get("spec", ""))
@@ -166,13 +341,9 @@ def placement_whatif_apply(request: SignedInRequest, pk: int) -> HttpResponse:
         return _whatif_refused(request, "; ".join(" ".join(m) for m in exc.message_dict.values()), 400)
     messages.success(request, f"{placement}: the what-if spec is applied.")
     if not listing.wants_fragment(request):
-        return redirect("placement:placement-detail", pk=placement.pk)
+        return redirect("placement:placement-scores", pk=placement.pk)
     placement = visible_placement(request, pk)  # read again: the spec, explanation and count it stored
-    context = _score_context(request, placement) | {
-        "history": placement.history.select_related("actor")[:TIMELINE_LENGTH],
-        "history_chart": _history_chart(placement),
-        "requested": placement.family.requested(placement),
-    }
+    context = _score_context(request, placement) | {"requested": placement.family.requested(placement)}
     return render(request, "placement/_whatif_applied.html", context)
 
 
@@ -256,26 +427,21 @@ def placement_upload(request: SignedInRequest) -> HttpResponse:
 TOLERATIONS_DENIED = f"Editing tolerations needs a dashboard-owned placement. {access.CHANGE_DENIED}"
 
 
-def _toleration_response(
-    request: SignedInRequest, placement: Placement, status: int = 200, error: str = "", **context: object
-) -> HttpResponse:
-    """The editor's section for htmx (the placement page loads it so), its own page otherwise."""
+def _toleration_context(request: HttpRequest, placement: Placement, **context: Any) -> dict[str, Any]:
     formset = context.pop("formset", None)
-    context |= {
-        "placement": placement,
+    return context | {
         "toleration_formset": TolerationFormSet(placement=placement) if formset is None else formset,
         "can_edit_tolerations": tolerations.can_edit(request.user, placement),
         "current_tolerations": tolerations.current(placement),
-        "toleration_error": error,
     }
-    crumbs = (
-        ("Placements", reverse("placement:placement-list")),
-        (placement.hub.name, placement.hub.get_absolute_url()),
-        (str(placement), placement.get_absolute_url()),
-        ("Tolerations", ""),
-    )
-    page = EditorPage(f"Tolerations · {placement}", str(placement), placement.get_kind_display(), crumbs)
-    return respond(request, "placement/_toleration_editor.html", context, status, page)
+
+
+def _toleration_response(
+    request: SignedInRequest, placement: Placement, status: int = 200, error: str = "", **context: Any
+) -> HttpResponse:
+    """The editor's section for htmx, the placement page's Tolerations tab otherwise."""
+    context = _toleration_context(request, placement, toleration_error=error, **context)
+    return _render_tab(request, placement, "tolerations", context, status)
 
 
 def _toleration_preview(placement: Placement, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -286,7 +452,7 @@ def _toleration_preview(placement: Placement, rows: list[dict[str, Any]]) -> dic
 def _tolerations_saved(request: SignedInRequest, placement: Placement) -> HttpResponse:
     messages.success(request, f"Tolerations of {placement} saved; the placement was rescheduled.")
     if not listing.wants_fragment(request):
-        return redirect(reverse("placement:placement-detail", args=[placement.pk]) + "#tolerations-section")
+        return redirect("placement:placement-tolerations", pk=placement.pk)
     return _toleration_response(request, placement)
 
 
@@ -294,7 +460,7 @@ def _tolerations_saved(request: SignedInRequest, placement: Placement) -> HttpRe
 @require_http_methods(["GET", "POST"])
 @listing.varies_with_htmx
 def placement_tolerations(request: SignedInRequest, pk: int) -> HttpResponse:
-    """GET: the editor (the placement page loads it); POST: `add` a row, `preview` the diff, `save`."""
+    """GET: the Tolerations tab; POST: `add` a row, `preview` the diff, `save`."""
     placement = visible_placement(request, pk)
     if request.method == "GET":
         return _toleration_response(request, placement)

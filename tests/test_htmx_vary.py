@@ -59,7 +59,7 @@ def test_a_detail_page_that_swaps_a_fragment_varies_on_htmx(
 ) -> None:
     placement = PlacementFactory(explanation=ocm_explanation_for(4))
     grant(user, placement)
-    url = reverse("placement:placement-detail", args=[placement.pk])
+    url = reverse("placement:placement-scores", args=[placement.pk])
     response = logged_in_client.get(url, headers=headers)
     assert response.status_code == 200
     assert template(response) == expected

@@ -305,6 +305,24 @@ class FleetFamily:
             ranks[i], totals[i] = rank, affinity[i] + topology[i]
         return tables.ScoreTable(columns, ranks, totals, score_row)
 
+    def fixed_clusters(self, explanation: Mapping[str, Any]) -> list[tables.FixedCluster] | None:
+        """A PickFixed explanation's listed clusters with their status: its decisions hold every listed name
+        (a name the inventory lacks is in no column, an ineligible one has its filter reason)."""
+        if explanation.get("placementType") != PICK_FIXED:
+            return None
+        members = set(tables.explanation_columns(explanation).get("name") or ())
+        fixed = []
+        for decision in explanation.get("decisions") or ():
+            name = decision["clusterName"]
+            if decision.get("selected"):
+                status = tables.FIXED_SELECTED
+            elif name in members:
+                status = tables.FIXED_NOT_ELIGIBLE
+            else:
+                status = tables.FIXED_NOT_FOUND
+            fixed.append(tables.FixedCluster(name, status, decision.get("reason") or ""))
+        return fixed
+
     # --- what-if
 
     def whatif_spec(self, spec: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

@@ -332,6 +332,10 @@ class OcmFamily:
             columns, ranks, columns.get("total") or ranks, lambda cluster, _rank: score_row(cluster, weights)
         )
 
+    def fixed_clusters(self, explanation: Mapping[str, Any]) -> list[tables.FixedCluster] | None:
+        """OCM has no fixed list of clusters."""
+        return None
+
     # --- what-if
 
     def whatif_spec(self, spec: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

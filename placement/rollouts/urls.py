@@ -1,5 +1,5 @@
-"""The rollout pages' URLs: under the paths they always had (/runs/, /strategies/, /approvals/, a placement's
-/rollout/), in their own namespace."""
+"""The rollout pages' URLs (/runs/, /strategies/, /approvals/, and a placement's rollout actions under
+/placements/<id>/rollout/, whose page is the placement page's Rollout tab), in their own namespace."""
 
 from django.urls import path
 
@@ -8,7 +8,7 @@ from placement.rollouts import views
 app_name = "rollouts"
 
 urlpatterns = [
-    path("placements/<int:pk>/rollout/", views.placement_rollout, name="placement-rollout"),
+    path("placements/<int:pk>/rollout/snapshot/", views.placement_rollout, name="placement-rollout"),
     path("placements/<int:pk>/rollout/section/", views.rollout_section, name="rollout-section"),
     path("runs/", views.run_list, name="run-list"),
     path("runs/new/", views.run_create, name="run-create"),

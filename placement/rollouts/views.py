@@ -345,10 +345,10 @@ def placement_rollout(request: SignedInRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         return render(request, "placement/forbidden.html", {"reason": " ".join(exc.messages)}, status=400)
     messages.success(request, f"Rolling out {placement.name}-{index}-snapshot.")
-    return redirect(reverse("placement:placement-detail", args=[placement.pk]) + "#rollout")
+    return redirect("placement:placement-rollout", pk=placement.pk)
 
 
-# the placement page's sections of the rollouts, after its bindings
+# the placement page's Rollout tab
 placement_sections = PageSections(
     templates=("rollouts/_rollout_section.html", "rollouts/_runs_for_placement.html"),
     context=_rollout_context,

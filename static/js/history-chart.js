@@ -1,5 +1,5 @@
-// The placement page's chart of the selected count over time: a plotly step line drawn from the JSON the
-// page carries, and drawn again when an Apply swaps a fresh one in (htmx, out of band).
+// The History tab's chart of the selected count over time: a plotly step line drawn from the JSON the
+// page carries, also when htmx swaps the tab's body in.
 (function () {
   "use strict";
   const config = { responsive: true, displayModeBar: false };

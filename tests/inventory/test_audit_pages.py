@@ -239,7 +239,7 @@ def test_object_pages_show_their_recent_changes_and_link_the_full_log(root_clien
     for target, detail in (
         (cluster, "inventory:cluster-detail"),
         (cluster_set, "inventory:clusterset-detail"),
-        (placement, "placement:placement-detail"),
+        (placement, "placement:placement-history"),  # its History tab
     ):
         entries = [AuditEntryFactory(of=target, action=f"change.{index}").pk for index in range(12)]
         response = root_client.get(reverse(detail, args=[target.pk]))

@@ -1,4 +1,4 @@
-"""The Rollout section of Fleet CRP pages and the "Roll out a new resource snapshot" button."""
+"""The Rollout tab of Fleet CRP pages and the "Roll out a new resource snapshot" button."""
 
 from typing import Any
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def page(client: Client, placement: Placement) -> str:
-    response = client.get(reverse("placement:placement-detail", args=[placement.pk]))
+    response = client.get(reverse("placement:placement-rollout", args=[placement.pk]))
     assert response.status_code == 200
     return response.content.decode()
 
@@ -64,7 +64,9 @@ def test_the_button_rolls_out_a_new_snapshot_wave_by_wave_and_is_audited(
 
     with django_capture_on_commit_callbacks(execute=True):
         response = editor_client.post(reverse("rollouts:placement-rollout", args=[placement.pk]))
-    assert response.status_code == 302 and response.url.endswith("#rollout")
+    assert response.status_code == 302 and response.url == reverse(
+        "placement:placement-rollout", args=[placement.pk]
+    )
     placement.refresh_from_db()
     assert placement.status["resourceSnapshot"]["index"] == 1
     summary = placement.status["rollout"]

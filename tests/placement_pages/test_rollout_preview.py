@@ -75,7 +75,7 @@ def test_all_rolls_out_everywhere_at_once(logged_in_client: Client, user: User) 
 
 def test_the_page_shows_the_steps_and_upstreams_errors(logged_in_client: Client, user: User) -> None:
     placement = grouped(user)
-    html = logged_in_client.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
+    html = logged_in_client.get(reverse("placement:placement-rollout", args=[placement.pk])).content.decode()
     assert "Rollout preview" in html and "<strong>Step 2</strong>: p1, p2, p3" in html
 
     bad = grouped(user, {STRATEGY_ANNOTATION: "type: Progressive\nprogressive:\n  maxConcurrency: 2x"})
@@ -86,5 +86,5 @@ def test_the_page_shows_the_steps_and_upstreams_errors(logged_in_client: Client,
 def test_placements_without_groups_or_strategy_have_no_preview(logged_in_client: Client, user: User) -> None:
     placement = PlacementFactory()
     grant(user, placement)
-    html = logged_in_client.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
+    html = logged_in_client.get(reverse("placement:placement-rollout", args=[placement.pk])).content.decode()
     assert "Rollout preview" not in html and preview(logged_in_client, placement) is None

@@ -55,7 +55,7 @@ def test_the_pages_carry_the_names_escaped(client) -> None:
     placement, run = hostile_placement(), started_run(STAGE, CLUSTER)
 
     score = figure_on(
-        client.get(reverse("placement:placement-detail", args=[placement.pk])).text, "chart-data"
+        client.get(reverse("placement:placement-scores", args=[placement.pk])).text, "chart-data"
     )
     timeline = figure_on(client.get(reverse("rollouts:run-detail", args=[run.pk])).text, "timeline-data")
 
@@ -77,7 +77,7 @@ def test_chromium_shows_the_names_literally(browser, live_server) -> None:  # no
     page = watched_page(browser, violations)
     log_in(page, live_server.url, root)
 
-    page.goto(live_server.url + reverse("placement:placement-detail", args=[placement.pk]))
+    page.goto(live_server.url + reverse("placement:placement-scores", args=[placement.pk]))
     page.wait_for_selector("#score-chart .legendtext")
     legend = tables.short_label(PRIORITIZER, tables.CHART_LEGEND)
     assert legend in page.locator("#score-chart .legendtext").all_text_contents()

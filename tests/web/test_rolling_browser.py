@@ -52,13 +52,13 @@ def test_the_page_follows_the_waves_of_a_new_snapshot(browser, live_server, pass
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/$"))
-    page.goto(f"{live_server.url}/placements/{web.pk}/")
+    page.goto(f"{live_server.url}/placements/{web.pk}/rollout/")
     # the first wave bound all four clusters; the section polls until they are available
     page.wait_for_selector("#rollout-next >> text=every binding is on the latest snapshot")
     assert page.locator("#rollout-clusters tbody tr").count() == 4
 
-    page.click("#rollout-button")
-    page.wait_for_url(re.compile(r".*#rollout$"))
+    with page.expect_navigation(url=re.compile(rf".*/placements/{web.pk}/rollout/$")):  # the Rollout tab
+        page.click("#rollout-button")
     assert "Wave 1 of web-1-snapshot" in page.inner_text("#rollout-wave")
     assert page.locator("#rollout-clusters tr.in-wave").count() == 2
     assert "maxUnavailable 2" in page.inner_text("#rollout-budgets")
