@@ -65,8 +65,8 @@ def assert_rows_on_one_line(page: Any, prefix: str, names: tuple[str, ...]) -> N
         assert controls.count() == len(names)
     overflow = page.evaluate(
         "() => [document.documentElement.scrollWidth > document.documentElement.clientWidth,"
-        " document.querySelector('.row-editor-scroll').scrollWidth"
-        " > document.querySelector('.row-editor-scroll').clientWidth]"
+        f" document.querySelector('#{prefix}').parentElement.scrollWidth"
+        f" > document.querySelector('#{prefix}').parentElement.clientWidth]"
     )
     assert overflow == [False, False]
 
