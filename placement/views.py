@@ -262,44 +262,11 @@ def _render_tab(
 
 @login_required
 @require_GET
-def placement_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    """The Decisions tab: conditions and the stored decisions or bindings."""
-    return _render_tab(request, visible_placement(request, pk), "decisions")
-
-
-@login_required
-@require_GET
-def placement_scores(request: SignedInRequest, pk: int) -> HttpResponse:
-    """The Scores tab: the score table (htmx swaps it alone on filter, sort and page) and the chart."""
-    return _render_tab(request, visible_placement(request, pk), "scores")
-
-
-@login_required
-@require_GET
-def placement_whatif(request: SignedInRequest, pk: int) -> HttpResponse:
-    """The What-if tab: the controls (static/js/whatif.js), the chart and the score table Apply replaces."""
-    return _render_tab(request, visible_placement(request, pk), "whatif")
-
-
-@login_required
-@require_GET
-def placement_rollout(request: SignedInRequest, pk: int) -> HttpResponse:
-    """The Rollout tab: the sections the rollouts fill in (`sections`)."""
-    return _render_tab(request, visible_placement(request, pk), "rollout")
-
-
-@login_required
-@require_GET
-def placement_history(request: SignedInRequest, pk: int) -> HttpResponse:
-    """The History tab: the decision history, the events and the recent changes of the audit log."""
-    return _render_tab(request, visible_placement(request, pk), "history")
-
-
-@login_required
-@require_GET
-def placement_yaml(request: SignedInRequest, pk: int) -> HttpResponse:
-    """The YAML tab: the placement as a Kubernetes object, read-only."""
-    return _render_tab(request, visible_placement(request, pk), "yaml")
+def placement_tab(request: SignedInRequest, pk: int, tab: str) -> HttpResponse:
+    """A tab of the placement page that only shows (`TABS`, named by the URL): Decisions, Scores (htmx swaps
+    the score table alone on filter, sort and page), What-if, Rollout, History and YAML. Tolerations is the
+    editor's own view."""
+    return _render_tab(request, visible_placement(request, pk), tab)
 
 
 @login_required
