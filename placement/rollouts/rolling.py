@@ -40,6 +40,7 @@ from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
 from placement.scheduler.ocm.status import set_condition
 from placement.scheduler.rollout.rolling import (
+    IN_PROGRESS_REASONS,
     ROLLOUT_STARTED,
     BindingConflictError,
     RolloutRound,
@@ -489,12 +490,24 @@ def cluster_states(placement: Placement, rows: Iterable[ClusterResourceBinding])
                 "state": row.spec.get("state", ""),
                 "resourceSnapshot": row.spec.get("resourceSnapshotName", ""),
                 "conditions": conditions,
-                "columns": [conditions.get(t) for t in CONDITION_COLUMNS],
+                "columns": [_cell(conditions.get(t)) for t in CONDITION_COLUMNS],
                 "inWave": cluster in wave,
                 "verdict": next((name for name, members in verdicts.items() if cluster in members), ""),
             }
         )
     return states
+
+
+def _cell(condition: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A binding's condition as the Rollout tab shows it, with its tone: a False status for a reason that
+    means the work is under way is in progress, as upstream counts it, not a failure."""
+    if not condition:
+        return None
+    if condition.get("status") == "True":
+        tone = "ok"
+    else:
+        tone = "running" if condition.get("reason") in IN_PROGRESS_REASONS else "failing"
+    return {**condition, "tone": tone}
 
 
 def describe(placement: Placement) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 from core.tables import ListTable, date_text, name_column
 from inventory.tables import hub_column
 from placement.models import StagedUpdateRun, StagedUpdateStrategy
+from placement.scheduler.rollout.rolling import IN_PROGRESS_REASONS
 from placement.scheduler.timeutil import DurationError, format_time, parse_go_duration, parse_time
 from placement.tables import owner_cell, plotly_text
 
@@ -340,10 +341,6 @@ def stage_rows(status: Mapping[str, Any], requests: Mapping[str, str], now: date
     return rows
 
 
-# Reasons upstream reports with status False while the work is still under way, not as a failure.
-_IN_PROGRESS_REASONS = frozenset({"ApplyPending", "ResourceNotAvailableYet", "WorkNotSynchronizedYet"})
-
-
 def _condition_is(conditions: Mapping[str, Any], kind: str, status: str) -> bool:
     return (conditions.get(kind) or {}).get("status") == status
 
@@ -356,7 +353,7 @@ def _binding_part(cluster: Mapping[str, Any], latest: str | None) -> str:
     conditions = cluster.get("conditions") or {}
     failing = any(
         _condition_is(conditions, kind, "False")
-        and (conditions.get(kind) or {}).get("reason") not in _IN_PROGRESS_REASONS
+        and (conditions.get(kind) or {}).get("reason") not in IN_PROGRESS_REASONS
         for kind in ("Applied", "Available")
     )
     if cluster.get("verdict") == "failed" or failing:

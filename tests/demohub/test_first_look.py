@@ -76,10 +76,12 @@ def test_a_rolling_update_is_in_progress(first_look: Hub, first_look_background:
     assert not set(SLOW_CLUSTERS) & set(summary["ready"]) and not summary["failed"]
     assert summary["requeueAt"], "the rollout goes on polling the slow members"
 
-    page = admin.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
+    page = admin.get(reverse("placement:placement-rollout", args=[placement.pk])).content.decode()
     for cluster in SLOW_CLUSTERS:
-        assert f'data-cluster="{cluster}"' in page
-    assert "ApplyPending" in page
+        row = page[page.index(f'data-cluster="{cluster}"') :]
+        row = row[: row.index("</tr>")]
+        # work under way reads as in progress, not in the failure colour
+        assert "ApplyPending" in row and "status-running" in row and "status-failing" not in row
 
 
 def test_an_unavailable_cluster_is_shown_so(first_look: Hub, admin: Client) -> None:

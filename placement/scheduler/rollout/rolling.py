@@ -44,7 +44,7 @@ TRUE, FALSE = "True", "False"
 # upstream HasBindingFailed walks Overridden..Available in this order
 _FAILURE_CONDITION_TYPES = (OVERRIDDEN, WORK_SYNCHRONIZED, APPLIED, AVAILABLE)
 # upstream: in-progress states reported as Status=False are not failures
-_NON_TERMINAL_FAILURE_REASONS = frozenset(
+IN_PROGRESS_REASONS = frozenset(
     {"OverriddenPending", "WorkNotSynchronizedYet", "ApplyPending", "ResourceNotAvailableYet"}
 )
 # upstream: Available=True with these reasons only means "applied"; readiness waits out the period
@@ -180,7 +180,7 @@ def has_binding_failed(binding: ClusterResourceBinding) -> bool:
         if condition is None or not _is_status(condition, FALSE, binding.generation):
             continue
         # an empty reason is not in the in-progress set, so it counts as a failure
-        if condition.reason not in _NON_TERMINAL_FAILURE_REASONS:
+        if condition.reason not in IN_PROGRESS_REASONS:
             return True
     return False
 
