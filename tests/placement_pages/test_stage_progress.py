@@ -114,6 +114,6 @@ def test_the_rollout_section_shows_the_bar_of_its_bindings(
         placement.bindings.update(status=AVAILABLE)
     else:
         rolling.run_round(placement)
-    html = client.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
+    html = client.get(reverse("placement:placement-rollout", args=[placement.pk])).content.decode()
     (text,) = progress_text(html, "rollout-progress")
     assert text == f"Rollout progress: {expected}3 clusters"
