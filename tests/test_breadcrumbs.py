@@ -97,6 +97,12 @@ def test_every_page_below_the_top_level_has_one_trail_ending_at_the_page(
             (str(placement), placement_url, False),
             ("Edit spec", "", True),
         ],
+        reverse("placement:placement-scores", args=[placement.pk]): [
+            placements,
+            hub_step,
+            (str(placement), placement_url, False),
+            ("Scores", "", True),
+        ],
         reverse("placement:placement-tolerations", args=[placement.pk]): [
             placements,
             hub_step,

@@ -86,11 +86,11 @@ def test_a_fleet_pick_n_policy_has_its_requested_line() -> None:
     assert [(p.selected, p.requested) for p in points] == [(4, 4)]
 
 
-def test_the_placement_page_shows_the_chart_with_its_text(client: Client, user) -> None:
+def test_the_history_tab_shows_the_chart_with_its_text(client: Client, user) -> None:
     placement = PlacementFactory(spec={"numberOfClusters": 3})
     edited(placement)
     client.force_login(grant(user, placement))
-    html = client.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
+    html = client.get(reverse("placement:placement-history", args=[placement.pk])).content.decode()
     section = re.search(r'<section class="card" id="history-chart-section".*?</section>', html, re.S)[0]
     assert '<h2 id="history-chart-heading">Selected clusters over time</h2>' in section
     assert (
@@ -107,6 +107,6 @@ def test_the_placement_page_shows_the_chart_with_its_text(client: Client, user) 
 def test_a_placement_without_history_says_so_without_a_chart(client: Client, user) -> None:
     placement = PlacementFactory()
     client.force_login(grant(user, placement))
-    html = client.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
+    html = client.get(reverse("placement:placement-history", args=[placement.pk])).content.decode()
     assert 'id="history-chart-note">No decisions recorded yet.' in html
     assert 'id="history-chart"' not in html

@@ -41,7 +41,7 @@ def test_the_main_pages_run_under_the_policy_without_a_violation(browser, live_s
         assert policy["script-src"] == ["'self'"] and policy["object-src"] == ["'none'"], path
         page.wait_for_selector(ready, state="attached")
 
-    visit("/", "#clusters")
+    visit("/", "#hub-syncs")
     visit(reverse("inventory:cluster-list"), "#clusters")
     visit(reverse("inventory:cluster-detail", args=[cluster.pk]), "#taint-editor")
     rows = page.locator("#taints tbody tr").count()

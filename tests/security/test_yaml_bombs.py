@@ -60,7 +60,7 @@ def test_annotation_bomb_synced_from_the_hub(demo_hub: DemoHub, live_site: LiveS
     assert placement.annotations[STRATEGY_ANNOTATION] == BOMB
     session = live_site.session(admin)
 
-    page = live_site.request(session, "GET", reverse("placement:placement-detail", args=[placement.pk]))
+    page = live_site.request(session, "GET", reverse("placement:placement-rollout", args=[placement.pk]))
     api = live_site.request(session, "GET", f"/api/placements/{placement.pk}/rollout/")
 
     assert page.response.status_code == 200 and REFUSAL in page.response.text

@@ -71,7 +71,7 @@ def test_the_legend_never_covers_the_axis_labels(browser, live_server, width: in
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.set_default_timeout(15_000)
     log_in(page, live_server.url, UserFactory(username="root", is_superuser=True))
-    page.goto(live_server.url + reverse("placement:placement-detail", args=[placement.pk]))
+    page.goto(live_server.url + reverse("placement:placement-scores", args=[placement.pk]))
     page.wait_for_selector("#score-chart .legend .traces")
 
     legend = boxes(page, "#score-chart .legend")
@@ -89,6 +89,7 @@ def test_the_legend_never_covers_the_axis_labels(browser, live_server, width: in
     chart, card = boxes(page, "#score-chart .main-svg")[0], boxes(page, "#score-chart")[0]
     assert chart["right"] <= card["right"] + 1
 
+    page.goto(live_server.url + reverse("placement:placement-history", args=[placement.pk]))
     page.wait_for_selector("#history-chart .scatterlayer .trace")
     assert page.evaluate("document.getElementById('history-chart').data.map(t => t.name)") == [
         "selected",

@@ -128,8 +128,8 @@ def test_the_taint_editor(browser, live_server, password, cluster: ManagedCluste
 
 def test_the_toleration_editor(browser, live_server, password, placement: Placement) -> None:
     page = signed_in(browser, live_server, password)
-    page.goto(f"{live_server.url}/placements/{placement.pk}/")
-    page.wait_for_selector("#toleration-editor")  # loaded into its placeholder
+    page.goto(f"{live_server.url}/placements/{placement.pk}/tolerations/")
+    page.wait_for_selector("#toleration-editor")
     page.evaluate("window.__noReload = true")
     assert_rows_on_one_line(page, "tolerations", TOLERATION_ROW)
 

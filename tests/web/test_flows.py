@@ -97,9 +97,11 @@ def test_approve_in_the_inbox_and_the_run_moves_on(
 def test_what_if_a_weight_changes_then_apply(page: Any, first_look: Hub) -> None:
     placement = weighted_placement(first_look)
     changes = DecisionChange.objects.filter(placement=placement).count()
-    page.goto(page.url.rstrip("/") + f"/placements/{placement.pk}/")
+    site = page.url.rstrip("/")
+    page.goto(f"{site}/placements/{placement.pk}/history/")
     history = page.locator("#history li:not(.empty)")
     shown = history.count()
+    page.goto(f"{site}/placements/{placement.pk}/whatif/")
 
     page.fill("#weight-0-number", "-10")  # the CPU weight: prefer the clusters with the least CPU
     page.wait_for_selector("#whatif-result:not([hidden])")
@@ -109,11 +111,13 @@ def test_what_if_a_weight_changes_then_apply(page: Any, first_look: Hub) -> None
 
     page.wait_for_function("() => !document.getElementById('whatif-apply').disabled")
     page.click("#whatif-apply")
-    page.wait_for_selector("#history >> text=what-if applied")
+    page.wait_for_selector("#notices >> text=the what-if spec is applied")
     table = page.inner_text("#score-table")
     assert all(name.strip() in table for name in added)
     placement.refresh_from_db()
     assert placement.spec["prioritizerPolicy"]["configurations"][0]["weight"] == -10
     assert set(placement.explanation["selected"]) >= {name.strip() for name in added}
+    page.click("#tab-history")
+    page.wait_for_selector("#history >> text=what-if applied")
     assert history.count() == shown + 1
     assert DecisionChange.objects.filter(placement=placement).count() == changes + 1
