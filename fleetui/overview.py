@@ -146,7 +146,7 @@ def _silent_cluster(cluster: ManagedCluster) -> Item:
 def _placement(types: Sequence[str]) -> Callable[[Placement], Item]:
     def item(placement: Placement) -> Item:
         url = reverse("placement:placement-detail", args=[placement.pk])
-        why = _condition_message(placement.status or {}, types) or "no condition reported yet"
+        why = _condition_message(placement.status or {}, types)
         return Item(str(placement), url, f"{placement.hub.name} · {why}")
 
     return item
@@ -202,7 +202,9 @@ def overview(user: roles.User) -> Overview:
     hubs = roles.restrict(Hub.objects.order_by("name"), user)
     superuser = roles.is_superuser(user)
     unavailable = ManagedCluster.Availability.UNAVAILABLE
-    short = queries.filter_misconfigured(queries.filter_satisfied(placements, False), False)
+    short = queries.filter_misconfigured(
+        queries.filter_reported(queries.filter_satisfied(placements, False), True), False
+    )
     cards = [
         _card(
             "unavailable-clusters",
@@ -223,10 +225,13 @@ def overview(user: roles.User) -> Overview:
         _card(
             "short-placements",
             "Placements short of clusters",
-            "Not satisfied: fewer clusters selected than requested.",
+            "Their scheduling condition says fewer clusters were selected than requested.",
             short,
             _placement(queries.SATISFIED_TYPES),
-            _url("placement:placement-list", {"satisfied": "false", "misconfigured": "false"}),
+            _url(
+                "placement:placement-list",
+                {"satisfied": "false", "reported": "true", "misconfigured": "false"},
+            ),
         ),
         _card(
             "misconfigured-placements",

@@ -16,6 +16,7 @@ class PlacementFilterSet(HubScopedFilterSet):
     owner = django_filters.MultipleChoiceFilter(choices=Owner.choices)
     namespace = django_filters.CharFilter()
     satisfied = django_filters.BooleanFilter(method="filter_satisfied", label="Satisfied")
+    reported = django_filters.BooleanFilter(method="filter_reported", label="Condition reported")
     misconfigured = django_filters.BooleanFilter(method="filter_misconfigured", label="Misconfigured")
     rollout = django_filters.ChoiceFilter(
         method="filter_rollout", label="Rolling update", choices=queries.ROLLOUT_STATES
@@ -40,6 +41,9 @@ class PlacementFilterSet(HubScopedFilterSet):
 
     def filter_satisfied(self, qs: QuerySet[Placement], name: str, value: bool | None) -> QuerySet[Placement]:
         return qs if value is None else queries.filter_satisfied(qs, value)
+
+    def filter_reported(self, qs: QuerySet[Placement], name: str, value: bool | None) -> QuerySet[Placement]:
+        return qs if value is None else queries.filter_reported(qs, value)
 
     def filter_misconfigured(
         self, qs: QuerySet[Placement], name: str, value: bool | None

@@ -81,6 +81,13 @@ def filter_satisfied(placements: QuerySet[Placement], satisfied: bool) -> QueryS
     return placements.alias(is_satisfied=is_satisfied).filter(is_satisfied=satisfied)
 
 
+def filter_reported(placements: QuerySet[Placement], reported: bool) -> QuerySet[Placement]:
+    """Placements that carry (or not) a satisfied/scheduled condition at all, whatever its status: one
+    without it is new, or its hub has not scheduled it yet, so whether it is short is not known."""
+    is_reported = has_condition(Placement, SATISFIED_TYPES)
+    return placements.alias(is_reported=is_reported).filter(is_reported=reported)
+
+
 def filter_misconfigured(placements: QuerySet[Placement], misconfigured: bool) -> QuerySet[Placement]:
     """Placements whose PlacementMisconfigured condition is (not) True: a spec the scheduler refuses."""
     is_misconfigured = has_condition(Placement, (MISCONFIGURED_TYPE,), statuses=("True",))

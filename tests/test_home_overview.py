@@ -69,7 +69,8 @@ def seed(hub: Hub, prefix: str = "") -> None:
     ManagedClusterFactory(hub=hub, name=f"{prefix}fine-no")
     satisfied = "PlacementSatisfied"
     placement(hub, f"{prefix}short-yes", condition(satisfied, "False", "NotAllDecisionsScheduled", "2 of 3"))
-    placement(hub, f"{prefix}unreported-yes")
+    # no condition yet: new, or not scheduled by its hub yet; whether it is short is not known
+    placement(hub, f"{prefix}unreported-no")
     placement(
         hub,
         f"{prefix}misconfigured-yes",
@@ -100,7 +101,7 @@ def seed(hub: Hub, prefix: str = "") -> None:
 EXPECTED = {
     "unavailable-clusters": {"down-yes"},
     "silent-clusters": {"silent-yes", "stale-yes"},
-    "short-placements": {"default/short-yes", "default/unreported-yes"},
+    "short-placements": {"default/short-yes"},
     "misconfigured-placements": {"default/misconfigured-yes"},
     "pending-approvals": {"approval-yes"},
     "stuck-runs": {"run-stuck-yes", "run-failed-yes", "run-init-failed-yes", "run-retrying-yes"},
@@ -153,7 +154,7 @@ def test_cards_link_to_the_filtered_lists_and_the_objects(root: Client) -> None:
     for url in (
         "/clusters/?availability=Unavailable",
         "/clusters/?reporting=false",
-        "/placements/?satisfied=false&amp;misconfigured=false",
+        "/placements/?satisfied=false&amp;reported=true&amp;misconfigured=false",
         "/placements/?misconfigured=true",
         "/approvals/?state=pending",
         "/runs/?progress=stuck",
