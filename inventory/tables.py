@@ -79,6 +79,18 @@ def hub_column(**kwargs: Any) -> tables.Column:
     return name_column("Hub", "inventory:hub-list", key="hub_id", css="hub", accessor="hub__name", **kwargs)
 
 
+def cluster_link(hub_id: int, kind: str, name: object, text: object = None) -> SafeString:
+    """A cluster as a placement, a stage or an approval names it (hub, kind, name), linked to its page
+    through `cluster-by-name`, which finds the row; `text` shows instead of the name. A hub writes these
+    names, so an empty one stays plain text rather than failing the page."""
+    shown = name if text is None else text
+    if not name:
+        return format_html("{}", shown)
+    return format_html(
+        '<a href="{}">{}</a>', reverse("inventory:cluster-by-name", args=[hub_id, kind, str(name)]), shown
+    )
+
+
 def _number(header: str, accessor: str | None = None, *, css: str = "number", **kwargs: Any) -> tables.Column:
     return tables.Column(header, accessor=accessor, attrs={"td": {"class": css}}, **kwargs)
 

@@ -14,6 +14,9 @@ urlpatterns = [
     path("hubs/<int:pk>/sync/progress/", views.hub_sync_progress, name="hub-sync-progress"),
     path("clusters/", views.cluster_list, name="cluster-list"),
     path("clusters/<int:pk>/", views.cluster_detail, name="cluster-detail"),
+    path(
+        "clusters/named/<int:hub_pk>/<str:kind>/<path:name>/", views.cluster_by_name, name="cluster-by-name"
+    ),
     path("clusters/<int:pk>/taints/", views.cluster_taints, name="cluster-taints"),
     path("clustersets/", views.clusterset_list, name="clusterset-list"),
     path("clustersets/<int:pk>/", views.clusterset_detail, name="clusterset-detail"),

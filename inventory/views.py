@@ -187,6 +187,15 @@ def cluster_list(request: SignedInRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+def cluster_by_name(request: SignedInRequest, hub_pk: int, kind: str, name: str) -> HttpResponse:
+    """The page of the cluster a placement, a stage or an approval names: they know its hub, kind and name,
+    not its row, so their links come here (404 for a cluster the user's roles do not show, or gone)."""
+    visible = roles.restrict(ManagedCluster.objects.all(), request.user)
+    return redirect(get_object_or_404(visible, hub_id=hub_pk, kind=kind, name=name))
+
+
+@login_required
+@require_GET
 def cluster_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     visible = roles.restrict(ManagedCluster.objects.all(), request.user)
     cluster = get_object_or_404(queries.with_cluster_sets(visible, roles.sets_for(request.user)), pk=pk)

@@ -18,7 +18,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from core.tables import ListTable, date_text, name_column
-from inventory.tables import hub_column
+from inventory.tables import cluster_link, hub_column
 from placement import queries
 from placement.history import SelectionPoint
 from placement.models import Placement
@@ -229,14 +229,18 @@ class ScoreRowTable(ListTable):
             )
         }
 
-    def __init__(self, rows: Sequence[ScoreRow], prioritizers: Sequence[tuple[str, int | None]]) -> None:
+    def __init__(
+        self, rows: Sequence[ScoreRow], prioritizers: Sequence[tuple[str, int | None]], placement: Placement
+    ) -> None:
         extra = [(f"prioritizer-{i}", _PrioritizerColumn(*p)) for i, p in enumerate(prioritizers)]
         order = ("rank", "name", "total", *(name for name, _ in extra), "filtered_by")
         super().__init__(rows, extra_columns=extra, sequence=order)
+        self.placement = placement
 
     def render_name(self, record: ScoreRow) -> SafeString:
         chip = SafeString(' <span class="chip selected-chip">selected</span>') if record.selected else ""
-        return format_html("{}{}", record.name, chip)
+        name = cluster_link(self.placement.hub_id, self.placement.family.cluster_kind, record.name)
+        return format_html("{}{}", name, chip)
 
 
 class FixedCluster(NamedTuple):
@@ -264,6 +268,15 @@ class FixedClusterTable(ListTable):
     class Meta(ListTable.Meta):
         attrs = {"class": "table", "id": "fixed-clusters"}
         row_attrs = {"data-status": lambda record: record.status}
+
+    def __init__(self, rows: Sequence[FixedCluster], placement: Placement) -> None:
+        super().__init__(rows)
+        self.placement = placement
+
+    def render_name(self, record: FixedCluster) -> SafeString:
+        if record.status == FIXED_NOT_FOUND:  # no such member: nothing to link to
+            return format_html("{}", record.name)
+        return cluster_link(self.placement.hub_id, self.placement.family.cluster_kind, record.name)
 
     def render_status(self, value: str) -> SafeString:
         return format_html('<span class="status status-{}">{}</span>', _FIXED_TONES[value], value)

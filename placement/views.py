@@ -96,7 +96,7 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
     }
     fixed = family.fixed_clusters(explanation)
     if fixed is not None:
-        return context | {"fixed_table": tables.FixedClusterTable(fixed).configure(request)}
+        return context | {"fixed_table": tables.FixedClusterTable(fixed, placement).configure(request)}
     table = family.score_table(explanation)
     keys = table.keys()
     sort = request.GET.get("sort", "rank")
@@ -108,7 +108,7 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
     # sorted and filtered on the key columns; ScoreRows are built for the shown page only
     rows = tables.ScoreRows(table, shown)
     return context | {
-        "table": tables.ScoreRowTable(rows, prioritizers).configure(request),
+        "table": tables.ScoreRowTable(rows, prioritizers, placement).configure(request),
         "cluster_count": len(table),
         "scored_count": sum(1 for key in keys if key.rank is not None),
         "chart": tables.chart_figure(family.chart_title, family.chart_axis, table.chart_pick(), names),

@@ -50,7 +50,7 @@ def text(response) -> str:
 
 def stage_clusters(html: str, stage: str) -> list[str]:
     block = re.search(rf'data-stage="{stage}".*?</li>\s*(?=<li class="stage"|</ol>)', html, re.S).group()
-    return re.findall(r'<td class="cluster-name">([^<]+)</td>', block)
+    return re.findall(r'<td class="cluster-name"><a href="[^"]*">([^<]+)</a></td>', block)
 
 
 def test_the_list_shows_hub_and_dashboard_runs_with_their_conditions_and_filters(

@@ -1,0 +1,1 @@
+"""Template tags of the inventory pages and of the pages that name its clusters."""
