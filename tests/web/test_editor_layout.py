@@ -3,7 +3,6 @@ each row's inputs side by side on one line and no table wider than its card; row
 the keyboard alone, the focus on the new row or the row after the removed one; Tab follows the row; the
 value is disabled while the operator is Exists; Enter in an input previews instead of removing a row."""
 
-import re
 from typing import Any
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from inventory.models import ManagedCluster, Owner
 from placement.models import Placement
 from tests.factories import ManagedClusterFactory, PlacementFactory, UserFactory
+from tests.security.pages_support import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,15 +27,11 @@ TAINT_ROW = ("key", "value", "effect", "remove")
 TOLERATION_ROW = ("key", "operator", "value", "effect", "tolerationSeconds", "remove")
 
 
-def signed_in(browser: Any, live_server: Any, password: str) -> Any:
+def signed_in(browser: Any, live_server: Any) -> Any:
     root = UserFactory(username="root", is_staff=True, is_superuser=True)
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.set_default_timeout(15_000)
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", root.username)
-    page.fill("#id_password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r".*/$"))
+    log_in(page, live_server.url, root)
     return page
 
 
@@ -92,24 +88,24 @@ def add_and_remove_by_keyboard(page: Any, prefix: str, add: str, names: tuple[st
     assert focused_id(page) == add
     page.keyboard.press("Enter")
     page.wait_for_selector(f"#id_{prefix}-3-key")
-    page.wait_for_function(f"document.activeElement.id === 'id_{prefix}-3-key'")
+    page.wait_for_selector(f"#id_{prefix}-3-key:focus")
     page.keyboard.type("example.com/new")
 
     tab_through_row(page, prefix, 0, names)  # ends on row 0's Remove
     page.keyboard.press("Enter")
     page.wait_for_selector(f"#{prefix}-0", state="detached")
-    page.wait_for_function(f"document.activeElement.id === 'id_{prefix}-1-key'")
+    page.wait_for_selector(f"#id_{prefix}-1-key:focus")
     assert page.input_value(f"#id_{prefix}-3-key") == "example.com/new"  # typed rows survive
 
     page.focus(control(prefix, 3, "remove"))  # the last row: the focus goes back to the one before
     page.keyboard.press("Enter")
     page.wait_for_selector(f"#{prefix}-3", state="detached")
-    page.wait_for_function(f"document.activeElement.id === 'id_{prefix}-2-key'")
+    page.wait_for_selector(f"#id_{prefix}-2-key:focus")
     assert page.locator(f"#{prefix} tbody tr[id]").count() == 2
 
 
-def test_the_taint_editor(browser, live_server, password, cluster: ManagedCluster) -> None:
-    page = signed_in(browser, live_server, password)
+def test_the_taint_editor(browser, live_server, cluster: ManagedCluster) -> None:
+    page = signed_in(browser, live_server)
     page.goto(f"{live_server.url}/clusters/{cluster.pk}/")
     page.evaluate("window.__noReload = true")
     assert_rows_on_one_line(page, "taints", TAINT_ROW)
@@ -126,8 +122,8 @@ def test_the_taint_editor(browser, live_server, password, cluster: ManagedCluste
     page.close()
 
 
-def test_the_toleration_editor(browser, live_server, password, placement: Placement) -> None:
-    page = signed_in(browser, live_server, password)
+def test_the_toleration_editor(browser, live_server, placement: Placement) -> None:
+    page = signed_in(browser, live_server)
     page.goto(f"{live_server.url}/placements/{placement.pk}/tolerations/")
     page.wait_for_selector("#toleration-editor")
     page.evaluate("window.__noReload = true")

@@ -22,23 +22,20 @@ from tests.first_look import (  # noqa: F401 - fixtures
     weighted_placement,
 )
 from tests.placement.runs_support import cluster_states
+from tests.security.pages_support import log_in
 from tests.web.axe import VIEWPORT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def page(browser, live_server, password: str, first_look: Hub) -> Any:
+def page(browser, live_server, first_look: Hub) -> Any:
     """Signed in as the platform engineer, on the home page."""
     engineer = UserFactory(username="platform", is_superuser=True, is_staff=True)
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(20_000)
     page = context.new_page()
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", engineer.username)
-    page.fill("#id_password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    log_in(page, live_server.url, engineer)
     yield page
     context.close()
 

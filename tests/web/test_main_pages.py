@@ -17,6 +17,7 @@ from tests.first_look import (  # noqa: F401 - fixtures
     rolling_placement,
     short_placement,
 )
+from tests.security.pages_support import log_in
 from tests.web.axe import VIEWPORT, Problem, accessibility_problems, overflow_problems, require_axe
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -63,7 +64,7 @@ def check(page: Any, name: str) -> list[Problem]:
 
 
 def test_no_main_page_overflows_or_has_serious_accessibility_violations(
-    browser, live_server, password: str, first_look: Hub
+    browser, live_server, first_look: Hub
 ) -> None:
     require_axe()
     admin = UserFactory(username="admin", is_superuser=True, is_staff=True)
@@ -71,11 +72,7 @@ def test_no_main_page_overflows_or_has_serious_accessibility_violations(
     context = browser.new_context(viewport=VIEWPORT, bypass_csp=True)
     context.set_default_timeout(15_000)
     page = context.new_page()
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", admin.username)
-    page.fill("#id_password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    log_in(page, live_server.url, admin)
 
     problems: list[Problem] = []
     for name, path in main_pages(first_look).items():
