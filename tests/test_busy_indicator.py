@@ -13,6 +13,7 @@ from django.test import Client
 from inventory import roles
 from inventory.models import ClusterSetRole
 from tests.factories import ClusterSetRoleFactory, HubFactory, ManagedClusterSetFactory, UserFactory
+from tests.security.pages_support import log_in
 from tests.web import conftest as web
 
 # Chromium, the fixture of the browser tests
@@ -35,7 +36,7 @@ def test_every_page_has_the_indicator_and_loads_its_script(client: Client) -> No
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_an_htmx_action_shows_busy_until_its_answer_then_its_message(
-    browser: Any, live_server: Any, password: str, monkeypatch: pytest.MonkeyPatch
+    browser: Any, live_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prod = ManagedClusterSetFactory(hub=HubFactory(name="east"), name="prod")
     owner = UserFactory(username="owner")
@@ -50,11 +51,7 @@ def test_an_htmx_action_shows_busy_until_its_answer_then_its_message(
     monkeypatch.setattr(roles, "grant", slow_grant)
     page = browser.new_page()
     page.set_default_timeout(15_000)
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", "owner")
-    page.fill("#id_password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r".*/$"))
+    log_in(page, live_server.url, owner)
     page.goto(f"{live_server.url}/clustersets/{prod.pk}/")
     page.wait_for_selector("#access:not(.htmx-settling)")
     assert not page.evaluate(BUSY)
@@ -63,14 +60,14 @@ def test_an_htmx_action_shows_busy_until_its_answer_then_its_message(
     form.locator("input[name=name]").fill("bob")
     form.locator("button[type=submit]").click()
 
-    page.wait_for_function(BUSY)
+    page.wait_for_selector("html.htmx-busy", state="attached")
     page.wait_for_selector("#busy", state="visible")  # after a short delay, so quick swaps do not flicker
     assert page.get_attribute("#busy", "aria-hidden") == "false"
     assert page.get_attribute("#access", "aria-busy") == "true"
     assert form.locator("button[type=submit]").is_disabled()
 
     page.wait_for_selector('tr[data-principal="user:bob"]')
-    page.wait_for_function(f"!{BUSY}")
+    page.wait_for_selector("html:not(.htmx-busy)", state="attached")
     assert page.get_attribute("#access", "aria-busy") is None
     page.wait_for_selector("#busy", state="hidden")
     notice = page.locator("#notices .notice[role=status]")
