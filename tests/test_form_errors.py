@@ -19,8 +19,8 @@ from tests.factories import (
     HubFactory,
     ManagedClusterSetFactory,
     UserFactory,
-    placement_role,
 )
+from tests.manifest_roles import manifests_fixture, ops_fixture  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -44,19 +44,6 @@ def assert_error_next_to(response: HttpResponse, name: str, message: str) -> Non
     assert errors_list in field["rest"]
     errors = field["rest"].split(f'id="{name}-errors">', 1)[1]
     assert message in errors, errors
-
-
-@pytest.fixture
-def manifests(demo_fleet: None, tasks_in_process: None) -> Hub:
-    service.forget_snapshots()
-    return Hub.objects.get(name="manifests")
-
-
-@pytest.fixture
-def ops(client: Client, manifests: Hub) -> User:
-    user = placement_role(manifests, user=placement_role(manifests, ("web", "ml"), username="ops"))
-    client.force_login(user)
-    return user
 
 
 def test_new_placement(client: Client, ops: User, manifests: Hub) -> None:

@@ -18,15 +18,15 @@ from django_htmx.middleware import HtmxDetails
 
 from core.middleware import HtmxMessagesMiddleware
 from inventory.models import ClusterSetRole, Hub, ManagedClusterSet
-from placement import service, whatif
+from placement import whatif
 from placement.models import Placement
 from tests.factories import (
     ClusterSetRoleFactory,
     HubFactory,
     ManagedClusterSetFactory,
     UserFactory,
-    placement_role,
 )
+from tests.manifest_roles import manifests_fixture, ops_fixture  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -37,19 +37,6 @@ def notices(html: str) -> list[tuple[str, str]]:
     """(role, text) of each message drawn in the answer."""
     found = re.findall(r'<div class="notice notice-\w+" role="(\w+)"><p>(.*?)</p>', html)
     return [(role, text) for role, text in found]
-
-
-@pytest.fixture
-def manifests(demo_fleet: None, tasks_in_process: None) -> Hub:
-    service.forget_snapshots()
-    return Hub.objects.get(name="manifests")
-
-
-@pytest.fixture
-def ops(client: Client, manifests: Hub) -> User:
-    user = placement_role(manifests, user=placement_role(manifests, ("web", "ml"), username="ops"))
-    client.force_login(user)
-    return user
 
 
 def create_shop(client: Client, hub: Hub):
