@@ -7,15 +7,17 @@ Parsing and evaluation use cel-python (`celpy`), which does not type-check. cel-
 reproduced for what matters here: every identifier must be `managedCluster`, a type name or a
 comprehension variable, and every function must exist in the upstream environment, otherwise the
 expression fails to COMPILE with cel-go's `undeclared reference to '<name>' (in container '')`.
-Evaluation is bounded by a step budget shared by one cluster's expressions (upstream shares a cost
-budget); a non-bool result, a runtime error or an exhausted budget is "no match", never an exception.
-Functions that are declared upstream but not implemented here (url, ip, cidr, format, optional,
-regex find, list min/max) compile, and evaluate to an error, i.e. no match.
+Namespaced functions (`optional.of`, `format.dns1123Label`, `ip.isCanonical`, `strings.quote`) are
+resolved while checking, and a constant regular expression of `find`/`findAll` is compiled then, as
+cel-go's regex optimization does when it builds the program. Evaluation is bounded by a step budget
+shared by one cluster's expressions (upstream shares a cost budget); a non-bool result, a runtime error
+or an exhausted budget is "no match", never an exception. The library functions are in `cel_library`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,6 +31,13 @@ from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
+from placement.scheduler.ocm.cel_library import (
+    FORMAT_CLAUSE_KINDS,
+    LIBRARY_FUNCTIONS,
+    CelSemver,
+    compile_regex,
+    format_clauses,
+)
 from placement.scheduler.quantity import QuantityError, approx_float, parse_quantity
 
 ScoresProvider = Callable[[str], list[dict[str, Any]]]
@@ -48,7 +57,8 @@ _TYPE_IDENTIFIERS = frozenset(
 _GLOBAL_FUNCTIONS = frozenset(
     {
         "size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
-        "matches", "parseJSON", "url", "isURL", "quantity", "isQuantity", "ip", "isIP", "cidr", "isCIDR",
+        "matches", "parseJSON", "semver", "isSemver", "ip.isCanonical", "url", "isURL", "quantity",
+        "isQuantity", "ip", "isIP", "cidr", "isCIDR",
         "optional.of", "optional.ofNonZeroValue", "optional.none", "strings.quote",
         "format.named", "format.dns1123Label", "format.dns1123Subdomain", "format.dns1035Label",
         "format.qualifiedName", "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
@@ -65,7 +75,7 @@ _MEMBER_FUNCTIONS = frozenset(
         "getMilliseconds", "getMinutes", "getMonth", "getSeconds",
         "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring",
         "trim", "join", "format", "reverse",
-        "isSorted", "sum", "min", "max", "find", "findAll",
+        "isSorted", "sum", "min", "max", "find", "findAll", "major", "minor", "patch",
         "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
         "isInteger", "asInteger", "asApproximateFloat", "sign", "add", "sub", "isGreaterThan",
         "isLessThan", "compareTo",
@@ -96,10 +106,13 @@ _WRAPPERS = frozenset(
 
 
 class CelCompileError(Exception):
-    """An expression cel-go would refuse to compile; str(e) is `compilation failed: <issues>`."""
+    """An expression cel-go would refuse: str(e) is `compilation failed: <issues>` (or `instantiation
+    failed: <error>` when it checks but its program cannot be built)."""
 
-    def __init__(self, issues: str) -> None:
-        self.message = f"compilation failed: {issues}"
+    def __init__(self, issues: str, stage: str = "compilation") -> None:
+        self.issues = issues
+        self.stage = stage
+        self.message = f"{stage} failed: {issues}"
         super().__init__(self.message)
 
 
@@ -159,6 +172,8 @@ class _Checker:
 
     def __init__(self) -> None:
         self.issues: list[_Issue] = []
+        # what fails only when cel-go builds the program from a checked expression
+        self.instantiation_issues: list[str] = []
 
     def check(self, node: Any, scope: frozenset[str]) -> None:
         if not isinstance(node, lark.Tree):
@@ -206,16 +221,53 @@ class _Checker:
             self._check_comprehension(receiver, arguments, scope)
             return
         qualified = _qualified_name(receiver)
-        # `optional.of(x)`, `format.dns1123Label()`: namespaced global functions, unless shadowed
+        # `optional.of(x)`, `format.dns1123Label()`: namespaced global functions, unless shadowed;
+        # the node becomes a plain call of the qualified name, which is how the evaluator finds it
         if qualified and qualified.split(".")[0] not in scope and f"{qualified}.{token}" in _GLOBAL_FUNCTIONS:
+            name = lark.Token("IDENT", f"{qualified}.{token}")
+            call = lark.Tree("ident_arg", [name, *(c for c in node.children[2:] if c is not None)])
+            node.data, node.children = "primary", [call]
             for argument in arguments:
                 self.check(argument, scope)
             return
         if token not in _MEMBER_FUNCTIONS:
             self.issues.append(_undeclared(token, str(token)))
+        elif token in ("find", "findAll") and arguments:
+            self._check_constant_regex(token, arguments[0])
+        elif token == "format" and len(arguments) == 1:
+            self._check_constant_format(token, receiver, arguments[0])
         self.check(receiver, scope)
         for argument in arguments:
             self.check(argument, scope)
+
+    def _check_constant_regex(self, token: lark.Token, argument: Any) -> None:
+        pattern = _string_literal(argument)
+        if pattern is None:
+            return
+        try:
+            compile_regex(pattern)
+        except re.error as exc:
+            self.instantiation_issues.append(f"Illegal regex: {exc}")
+
+    def _check_constant_format(self, token: lark.Token, receiver: Any, argument: Any) -> None:
+        """cel-go's string.format validator: a literal template against a list literal's elements."""
+        template, elements = _string_literal(receiver), _unwrap(argument)
+        if template is None or not (isinstance(elements, lark.Tree) and elements.data == "list_lit"):
+            return
+        kinds = [_literal_kind(element) for element in _arguments(elements, 0)]
+        try:
+            clauses = format_clauses(template)
+        except ValueError as exc:
+            self.issues.append(_Issue(token.line or 1, token.column or 1, str(exc)))
+            return
+        if len(clauses) != len(kinds):
+            message = f"string.format expects {len(clauses)} arguments, got {len(kinds)}"
+            self.issues.append(_Issue(token.line or 1, token.column or 1, message))
+            return
+        for verb, kind in zip(clauses, kinds, strict=True):
+            if kind != "dyn" and kind not in FORMAT_CLAUSE_KINDS[verb]:
+                message = f"clause %{verb} cannot format a {kind}"
+                self.issues.append(_Issue(token.line or 1, token.column or 1, message))
 
     def _check_comprehension(self, receiver: Any, arguments: list[Any], scope: frozenset[str]) -> None:
         self.check(receiver, scope)
@@ -257,6 +309,8 @@ def _compile_expression(expression: str) -> CelTree:
     if checker.issues:
         issues = sorted(set(checker.issues), key=lambda issue: (issue.line, issue.column, issue.message))
         raise CelCompileError("\n".join(issue.display(expression) for issue in issues))
+    if checker.instantiation_issues:
+        raise CelCompileError(checker.instantiation_issues[0], stage="instantiation")
     return tree
 
 
@@ -265,16 +319,39 @@ def _is_cluster_variable(node: Any) -> bool:
     return isinstance(node, lark.Tree) and node.data == "ident" and node.children[0] == CLUSTER_VARIABLE
 
 
-def _plain_string(node: Any) -> str | None:
-    """The value of a simple quoted string literal (no escapes, no raw prefix), else None."""
+_NOT_A_LITERAL = object()
+
+
+def _literal_value(node: Any) -> Any:
+    """The value of a literal expression, or `_NOT_A_LITERAL`."""
     node = _unwrap(node)
     if not (isinstance(node, lark.Tree) and node.data == "literal"):
-        return None
-    token = str(node.children[0])
-    triple = token[:3] in ('"""', "'''")
-    if len(token) >= 2 and token[0] == token[-1] and token[0] in "\"'" and "\\" not in token and not triple:
-        return token[1:-1]
-    return None
+        return _NOT_A_LITERAL
+    try:
+        return Evaluator(node, Activation()).evaluate({})
+    except CELEvalError:
+        return _NOT_A_LITERAL
+
+
+def _string_literal(node: Any) -> str | None:
+    """The value of a string literal (any quoting or escapes), else None."""
+    value = _literal_value(node)
+    return str(value) if isinstance(value, celtypes.StringType) else None
+
+
+def _literal_kind(node: Any) -> str:
+    """The CEL type name of a literal expression as the checker knows it, `dyn` for anything else."""
+    node = _unwrap(node)
+    if isinstance(node, lark.Tree) and node.data in ("list_lit", "map_lit"):
+        return str(node.data).removesuffix("_lit")
+    value = _literal_value(node)
+    kinds = (
+        (celtypes.BoolType, "bool"), (celtypes.UintType, "uint"), (celtypes.IntType, "int"),
+        (celtypes.DoubleType, "double"), (celtypes.StringType, "string"), (celtypes.BytesType, "bytes"),
+    )  # fmt: skip
+    if value is None:
+        return "null"
+    return next((name for kind, name in kinds if isinstance(value, kind)), "dyn")
 
 
 def _cluster_fields(tree: CelTree) -> frozenset[str] | None:
@@ -293,7 +370,7 @@ def _cluster_fields(tree: CelTree) -> frozenset[str] | None:
             continue
         if node.data == "member_dot":
             fields.add(str(node.children[1]))
-        elif node.data == "member_index" and (key := _plain_string(node.children[1])) is not None:
+        elif node.data == "member_index" and (key := _string_literal(node.children[1])) is not None:
             fields.add(key)
         elif node.data == "member_dot_arg" and node.children[1] == "scores":
             fields.add("metadata")  # upstream scores() reads metadata.name
@@ -414,16 +491,28 @@ def _is_quantity(text: str) -> celtypes.BoolType:
     return celtypes.BoolType(isinstance(_quantity(text), _CelQuantity))
 
 
-def _compare_to(left: _CelQuantity, right: _CelQuantity) -> celtypes.IntType:
-    return celtypes.IntType((left.exact > right.exact) - (left.exact < right.exact))
+def _order(left: Any, right: Any) -> int | CELEvalError:
+    """The Quantity and Semver libraries both declare compareTo/isGreaterThan/isLessThan."""
+    if isinstance(left, _CelQuantity) and isinstance(right, _CelQuantity):
+        return (left.exact > right.exact) - (left.exact < right.exact)
+    if isinstance(left, CelSemver) and isinstance(right, CelSemver):
+        return left.compare(right)
+    return _error("no such overload")
 
 
-def _is_greater_than(left: _CelQuantity, right: _CelQuantity) -> celtypes.BoolType:
-    return celtypes.BoolType(left.exact > right.exact)
+def _compare_to(left: Any, right: Any) -> celtypes.IntType | CELEvalError:
+    order = _order(left, right)
+    return order if isinstance(order, CELEvalError) else celtypes.IntType(order)
 
 
-def _is_less_than(left: _CelQuantity, right: _CelQuantity) -> celtypes.BoolType:
-    return celtypes.BoolType(left.exact < right.exact)
+def _is_greater_than(left: Any, right: Any) -> celtypes.BoolType | CELEvalError:
+    order = _order(left, right)
+    return order if isinstance(order, CELEvalError) else celtypes.BoolType(order > 0)
+
+
+def _is_less_than(left: Any, right: Any) -> celtypes.BoolType | CELEvalError:
+    order = _order(left, right)
+    return order if isinstance(order, CELEvalError) else celtypes.BoolType(order < 0)
 
 
 def _fits_int64(value: Fraction) -> bool:
@@ -449,6 +538,7 @@ def _sign(quantity: _CelQuantity) -> celtypes.IntType:
 
 
 _RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **LIBRARY_FUNCTIONS,
     "parseJSON": _parse_json,
     "lowerAscii": _lower_ascii,
     "upperAscii": _upper_ascii,
@@ -586,5 +676,5 @@ def compile_cel_selector(expressions: Sequence[str]) -> CelSelector:
     """
     compiled = _compile_all(tuple(expressions))
     if isinstance(compiled, CelCompileError):
-        raise CelCompileError(compiled.message.removeprefix("compilation failed: "))
+        raise CelCompileError(compiled.issues, compiled.stage)
     return compiled

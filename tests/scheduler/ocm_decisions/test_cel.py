@@ -80,7 +80,7 @@ def test_empty_expression_list_matches_everything() -> None:
         'managedCluster.metadata.labels["missing"] == "x"',  # runtime error: no such key
         "managedCluster.metadata.name",  # not a boolean
         'managedCluster.scores("absent").size() == 0',  # upstream: a missing AddOnPlacementScore is an error
-        "optional.of(1).hasValue()",  # declared upstream, not evaluated here
+        "optional.none().value() == 1",  # dereferencing an empty optional is an error
     ],
 )
 def test_errors_and_non_booleans_do_not_match(expression: str) -> None:
