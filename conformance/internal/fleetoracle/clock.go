@@ -10,11 +10,13 @@ import (
 
 const (
 	// initialMargin is the least time left in the clock window for a run to start in it; a run
-	// that overran the window raises the margin to twice that run's length.
+	// that overran the window raises the margin to twice that run's length, up to maxMargin (past
+	// it, a fresh window would never leave enough time).
 	initialMargin = 20 * time.Millisecond
-	// maxAttempts bounds the repeats of a case too slow to fit in one second; the last attempt's
-	// answer is kept, exact unless a heartbeat sits on the very second of a timeout.
-	maxAttempts = 4
+	maxMargin     = 500 * time.Millisecond
+	// maxRuns bounds the repeats of a case too slow to fit in its window; the last run's answer is
+	// kept, exact unless a heartbeat or health transition sits on the very second of a timeout.
+	maxRuns = 4
 )
 
 // clockWindow maps the real clock onto the case's time: the case's timestamps are moved forward by

@@ -85,22 +85,23 @@ func decode(manifests []json.RawMessage) (*hub, error) {
 // The upstream eligibility checker reads the clock (`time.Since` on heartbeats and health
 // transitions) and takes no clock to inject, so every MemberCluster timestamp is shifted by a whole
 // number of seconds that puts the real clock, seen through the shifted timestamps, within the last
-// second before `now` (rounded up to a whole second). The API objects hold whole seconds, so any
+// second before `now` (rounded up to a whole second). Stored objects keep whole seconds (as
+// metav1.Time serializes them), so any
 // instant in that window compares with them exactly as `now` does. A run that outlasts the window
 // is repeated on fresh objects.
 func scheduleAtCaseTime(decoded *hub, now time.Time) ([]verdict, time.Duration, error) {
 	margin := initialMargin
-	for attempt := 1; ; attempt++ {
+	for runs := 1; ; runs++ {
 		window := newClockWindow(now, time.Now())
-		if window.headroom < margin {
+		for window.headroom < margin {
 			time.Sleep(window.headroom + time.Millisecond)
-			continue
+			window = newClockWindow(now, time.Now())
 		}
 		verdicts, elapsed, err := scheduleAll(decoded, window.shift)
-		if err != nil || window.holds(time.Now()) || attempt == maxAttempts {
+		if err != nil || window.holds(time.Now()) || runs == maxRuns {
 			return verdicts, elapsed, err
 		}
-		margin = 2 * time.Since(window.start)
+		margin = min(2*time.Since(window.start), maxMargin)
 	}
 }
 
