@@ -85,10 +85,9 @@ func decode(manifests []json.RawMessage) (*hub, error) {
 // The upstream eligibility checker reads the clock (`time.Since` on heartbeats and health
 // transitions) and takes no clock to inject, so every MemberCluster timestamp is shifted by a whole
 // number of seconds that puts the real clock, seen through the shifted timestamps, within the last
-// second before `now` (rounded up to a whole second). Stored objects keep whole seconds (as
-// metav1.Time serializes them), so any
-// instant in that window compares with them exactly as `now` does. A run that outlasts the window
-// is repeated on fresh objects.
+// second before `now` (rounded up to a whole second). Stored objects keep whole seconds, as
+// metav1.Time serializes them, so any instant in that window compares with them exactly as `now`
+// does. A run that outlasts the window is repeated on fresh objects.
 func scheduleAtCaseTime(decoded *hub, now time.Time) ([]verdict, time.Duration, error) {
 	margin := initialMargin
 	for runs := 1; ; runs++ {
