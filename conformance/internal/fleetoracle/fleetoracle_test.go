@@ -97,7 +97,8 @@ func TestPickAllHeartbeatTimeoutAtCaseTime(t *testing.T) {
 
 // PickN keeps a binding made under an older policy snapshot when its cluster is picked again (it is
 // patched onto the new snapshot with its new score, state kept) and creates one for the next best
-// cluster. The second cycle finds enough bindings and rewrites the decisions from them alone.
+// cluster. The cycle asks for no requeue, so its decisions stand: the cluster not picked is listed
+// unselected with its score, as the real scheduler leaves it until an outside event.
 func TestPickNReusesObsoleteBinding(t *testing.T) {
 	v := only(t, run(t,
 		memberCluster("a", time.Second, `"tier": "gold"`),
@@ -120,6 +121,7 @@ func TestPickNReusesObsoleteBinding(t *testing.T) {
 	wantDecisions := []decision{
 		{ClusterName: "a", Selected: true, ClusterScore: gold},
 		{ClusterName: "b", Selected: true, ClusterScore: silver},
+		{ClusterName: "c", Selected: false, ClusterScore: scoreOfValues(0, 0)},
 	}
 	if !reflect.DeepEqual(v.Decisions, wantDecisions) {
 		t.Errorf("decisions = %+v, want %+v", v.Decisions, wantDecisions)
