@@ -51,7 +51,7 @@ class Probabilities:
     boundary_time: float = 0.5
     # clusters
     cluster_label: float = 0.6  # per label key of the pool
-    cluster_claim: float = 0.5  # per claim name of the pool
+    cluster_claim: float = 0.6  # per claim name of the pool
     exclusive_set_label: float = 0.7
     missing_set_label: float = 0.1
     cluster_taints: float = 0.45
@@ -78,26 +78,28 @@ class Probabilities:
     predicates: float = 0.7
     label_selector: float = 0.6
     match_labels: float = 0.4
-    match_expressions: float = 0.6  # besides matchLabels; a selector without matchLabels always has them
+    match_expressions: float = 0.6
+    second_requirement: float = 0.3  # besides matchLabels; a selector without matchLabels always has them
     claim_selector: float = 0.45
     cel_selector: float = 0.45
-    cel_compile_error: float = 0.04  # per expression
+    cel_compile_error: float = 0.025  # per expression
     cel_runtime_error: float = 0.05  # per expression
-    invalid_selector: float = 0.03  # per selector built
+    invalid_selector: float = 0.015  # per selector built
     prioritizer_policy: float = 0.7
     mode_additive: float = 0.45
     mode_exact: float = 0.45
     weight_omitted: float = 0.15
     type_omitted: float = 0.2
     add_on_config: float = 0.35
-    misconfigured_prioritizer: float = 0.03
+    misconfigured_prioritizer: float = 0.015
     tolerations: float = 0.5
-    misconfigured_toleration: float = 0.04
+    misconfigured_toleration: float = 0.02
     exists_with_key: float = 0.6
     toleration_effect: float = 0.5
-    toleration_seconds: float = 0.5
+    toleration_seconds: float = 0.6
+    toleration_aimed: float = 0.7  # taken from a taint of the case rather than from the pools
     decision_strategy: float = 0.4
-    group_size_numeric_string: float = 0.05
+    group_size_numeric_string: float = 0.03
     group_size_int: float = 0.4
     group_size_percent: float = 0.4
     decision_groups: float = 0.6
@@ -106,7 +108,7 @@ class Probabilities:
     spread_policy: float = 0.08
     scheduling_disabled: float = 0.02
     # existing decisions
-    existing_decisions: float = 0.5
+    existing_decisions: float = 0.6
     decision_pages: float = 0.3  # the existing clusters split over two PlacementDecisions
     stale_decision: float = 0.2
     other_decisions: float = 0.4
@@ -156,6 +158,9 @@ TAINT_KEYS = (
 )
 TAINT_VALUES = ("", "true", "team-a")
 TAINT_EFFECTS = ("NoSelect", "PreferNoSelect", "NoSelectIfNew")
+# NoSelect, the effect of the hub's own taints and the only one that makes a decided cluster requeue,
+# twice as likely as each of the others
+TAINT_EFFECT_DRAWS = ("NoSelect", *TAINT_EFFECTS)
 BUILTIN_PRIORITIZERS = ("Balance", "Steady", "ResourceAllocatableCPU", "ResourceAllocatableMemory")
 # admitted by the CRD (a free string), rejected by the scheduler as Misconfigured
 UNKNOWN_PRIORITIZERS = ("Spread", "Foo", "")
@@ -198,7 +203,8 @@ class _Builder:
         self.rng = rng
         self.p = probabilities
         self.now = BASE_TIME + timedelta(days=rng.randrange(0, 400), seconds=rng.randrange(0, 86400))
-        self.taint_ages: list[int] = []
+        # every taint of the case with its age in seconds (None without timeAdded)
+        self.taints: list[tuple[dict[str, Any], int | None]] = []
         self.set_names: list[str] = []
 
     def chance(self, probability: float) -> bool:
@@ -275,14 +281,14 @@ class _Builder:
     def _taints(self) -> list[dict[str, Any]]:
         taints = []
         for key in self.rng.sample(TAINT_KEYS, self.rng.randint(1, 3)):
-            taint: dict[str, Any] = {"key": key, "effect": self.rng.choice(TAINT_EFFECTS)}
+            taint: dict[str, Any] = {"key": key, "effect": self.rng.choice(TAINT_EFFECT_DRAWS)}
             value = self.rng.choice(TAINT_VALUES)
             if value:
                 taint["value"] = value
-            if not self.chance(self.p.taint_without_time):
-                age = self._age()
-                self.taint_ages.append(age)
+            age = None if self.chance(self.p.taint_without_time) else self._age()
+            if age is not None:
                 taint["timeAdded"] = timestamp(self.now - timedelta(seconds=age))
+            self.taints.append((taint, age))
             taints.append(taint)
         return taints
 
@@ -457,7 +463,8 @@ class _Builder:
 
     def _requirements(self, pool: dict[str, tuple[str, ...]], *, allow_invalid: bool) -> list[dict[str, Any]]:
         requirements = []
-        for key in self.rng.sample(list(pool), self.rng.randint(1, 2)):
+        count = 2 if self.chance(self.p.second_requirement) else 1
+        for key in self.rng.sample(list(pool), count):
             operator = self.rng.choice(("In", "NotIn", "Exists", "DoesNotExist"))
             requirement: dict[str, Any] = {"key": key, "operator": operator}
             if operator in ("In", "NotIn"):
@@ -510,26 +517,31 @@ class _Builder:
         return config
 
     def _toleration(self) -> dict[str, Any]:
+        # most tolerations aim at a taint of the case: they tolerate it, or miss it by value or effect
+        aimed = bool(self.taints) and self.chance(self.p.toleration_aimed)
+        taint, age = self.rng.choice(self.taints) if aimed else ({}, None)
         toleration: dict[str, Any] = {}
         operator = self.rng.choice(("Equal", "Exists", None))  # None: the CRD default, Equal
         if operator is not None:
             toleration["operator"] = operator
         # the scheduler refuses an Equal without a key and an Exists with a value (Misconfigured)
         misconfigured = self.chance(self.p.misconfigured_toleration)
+        key = taint.get("key") or self.rng.choice(TAINT_KEYS)
         if operator == "Exists":
             if self.chance(self.p.exists_with_key):
-                toleration["key"] = self.rng.choice(TAINT_KEYS)
+                toleration["key"] = key
             if misconfigured:
                 toleration["value"] = self.rng.choice(TAINT_VALUES[1:])
         elif not misconfigured:
-            toleration["key"] = self.rng.choice(TAINT_KEYS)
-            if value := self.rng.choice(TAINT_VALUES):
+            toleration["key"] = key
+            if value := taint.get("value", "") if aimed else self.rng.choice(TAINT_VALUES):
                 toleration["value"] = value
         if self.chance(self.p.toleration_effect):
-            toleration["effect"] = self.rng.choice(TAINT_EFFECTS)
+            toleration["effect"] = taint.get("effect") or self.rng.choice(TAINT_EFFECTS)
         if self.chance(self.p.toleration_seconds):
             # aim the expiry (timeAdded + seconds) just before, at or after `now`
-            age = self.rng.choice(self.taint_ages or list(TAINT_AGES))
+            if age is None:
+                age = self.rng.choice([age for _, age in self.taints if age is not None] or list(TAINT_AGES))
             toleration["tolerationSeconds"] = age + self.rng.choice(EXPIRY_OFFSETS)
         return toleration
 
