@@ -281,6 +281,16 @@ def parse(placement: Placement, spec: Mapping[str, Any] | None = None) -> Parsed
     return parsed
 
 
+def admit(placement: Placement, spec: Mapping[str, Any] | None = None) -> Parsed:
+    """`parse`, and what the dashboard refuses in the objects it writes although a hub admits them: a
+    label selector apimachinery cannot convert (upstream schedulers only meet it when they run).
+    Raises ManifestError(field, message)."""
+    parsed = parse(placement, spec)
+    if problems := parsed.selector_problems:
+        raise ManifestError(problems[0].field, problems[0].message)
+    return parsed
+
+
 def _now(now: datetime | None) -> datetime:
     return timezone.now() if now is None else now
 
@@ -484,7 +494,7 @@ def validate_spec(placement: Placement, spec: Mapping[str, Any]) -> None:
     if not isinstance(spec, Mapping):
         raise ValidationError({"spec": "expected a mapping"})
     try:
-        parse(placement, spec)
+        admit(placement, spec)
     except ManifestError as exc:
         raise ValidationError({exc.field: exc.message}) from None
 
@@ -553,7 +563,7 @@ def create_placement(
         request=request,
     )
     try:
-        parse(placement)
+        admit(placement)
     except ManifestError as exc:
         raise ValidationError({exc.field: exc.message}) from None
     if Placement.objects.filter(hub=hub, kind=kind, namespace=placement.namespace, name=name).exists():

@@ -8,6 +8,7 @@ because OCM and Fleet differ there.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -174,6 +175,113 @@ def parse_requirement(raw: Any, field_path: str) -> Requirement:
         if (why := label_value_error(value)) is not None:
             raise SelectorError(f"{field_path}.values[{index}]", f"invalid value {value!r}: {why}")
     return Requirement(key, operator, tuple(values))
+
+
+# --- selectors as the API server stores them -------------------------------------------------------
+#
+# A CRD schema checks only the JSON types of a selector (and that key and operator are present), so a hub
+# can hold one with an unknown operator, values with Exists or a malformed key. Upstream controllers meet
+# the problem only when apimachinery's `metav1.LabelSelectorAsSelector` converts it, and each decides what
+# that means (OCM: Misconfigured; KubeFleet: an aborted cycle). The functions below keep that split.
+
+
+def _schema_error(raw: Any, field_path: str) -> SelectorError | None:
+    """What the API server's structural schema refuses in a selector (types, required key/operator)."""
+    if not isinstance(raw, Mapping):
+        return SelectorError(field_path, "must be an object")
+    match_labels = raw.get("matchLabels") or {}
+    if not isinstance(match_labels, Mapping) or not all(isinstance(v, str) for v in match_labels.values()):
+        return SelectorError(f"{field_path}.matchLabels", "must be a map of strings")
+    expressions = raw.get("matchExpressions") or []
+    if not isinstance(expressions, list):
+        return SelectorError(f"{field_path}.matchExpressions", "must be a list")
+    for index, item in enumerate(expressions):
+        path = f"{field_path}.matchExpressions[{index}]"
+        if not isinstance(item, Mapping):
+            return SelectorError(path, "must be an object with key, operator and values")
+        for name in ("key", "operator"):
+            if not isinstance(item.get(name), str):
+                return SelectorError(f"{path}.{name}", "Required value: must be a string")
+        values = item.get("values") or []
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            return SelectorError(f"{path}.values", "must be a list of strings")
+    return None
+
+
+def _go_quote(text: str) -> str:
+    """Go's `%q` of a string, as apimachinery's messages show values."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _requirement_problems(key: str, operator: str, values: list[str]) -> list[str]:
+    """apimachinery `labels.NewRequirement`'s field errors, in its order and shape."""
+    problems = []
+    if (why := qualified_name_error(key)) is not None:
+        problems.append(f"key: Invalid value: {_go_quote(key)}: {why}")
+    if operator in (IN, NOT_IN) and not values:
+        # the values are copied into a nil slice first, so an empty list prints as null
+        problems.append("values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty")
+    if operator in (EXISTS, DOES_NOT_EXIST) and values:
+        shown = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+        problems.append(
+            f"values: Invalid value: {shown}: values set must be empty for exists and does not exist"
+        )
+    for index, value in enumerate(values):
+        if (why := label_value_error(value)) is not None:
+            problems.append(f"values[{index}][{key}]: Invalid value: {_go_quote(value)}: {why}")
+    return problems
+
+
+def _aggregate(problems: list[str]) -> str:
+    """How Go prints an aggregate error: one error as itself, several as a bracketed list."""
+    return problems[0] if len(problems) == 1 else f"[{', '.join(problems)}]"
+
+
+def selector_conversion_error(raw: Mapping[str, Any]) -> str | None:
+    """The error `metav1.LabelSelectorAsSelector` returns for a schema-valid selector, or None.
+
+    The first failing requirement wins: matchLabels first (in key order; Go's map order is random, so
+    with several bad labels upstream may name another one), then matchExpressions in order.
+    """
+    for key, value in sorted((raw.get("matchLabels") or {}).items()):
+        if problems := _requirement_problems(key, "=", [value]):
+            return _aggregate(problems)
+    for item in raw.get("matchExpressions") or []:
+        operator = item["operator"]
+        if operator not in OPERATORS:
+            return f"{_go_quote(operator)} is not a valid label selector operator"
+        if problems := _requirement_problems(item["key"], operator, list(item.get("values") or [])):
+            return _aggregate(problems)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorProblem:
+    """A stored selector apimachinery cannot convert: where it is in the manifest, and the error."""
+
+    field: str
+    message: str
+
+
+def parse_stored_label_selector(raw: Any, field_path: str) -> tuple[LabelSelector, SelectorProblem | None]:
+    """A selector as a hub may store it: `(selector, None)`, or `(empty selector, problem)` when
+    apimachinery cannot convert it. Raises SelectorError only for what the schema refuses."""
+    if raw is None:
+        return LabelSelector(), None
+    if (schema_error := _schema_error(raw, field_path)) is not None:
+        raise schema_error
+    if (error := selector_conversion_error(raw)) is not None:
+        return LabelSelector(), SelectorProblem(field_path, error)
+    return parse_label_selector(raw, field_path), None
+
+
+def parse_stored_requirements(
+    raw: Any, field_path: str
+) -> tuple[tuple[Requirement, ...], SelectorProblem | None]:
+    """`parse_stored_label_selector` for the matchExpressions list of a selector at `field_path` that has
+    no matchLabels (OCM's claimSelector)."""
+    selector, error = parse_stored_label_selector({"matchExpressions": raw}, field_path)
+    return selector.match_expressions, error
 
 
 def parse_requirements(raw: Iterable[Any] | None, field_path: str) -> tuple[Requirement, ...]:

@@ -36,17 +36,17 @@ def test_every_problem_is_reported_with_file_document_and_field(run_schedule) ->
         "mapping values are not allowed in this context",
         f"{placements}: document 1: metadata.name: Required value: name is required",
     ]
-    weight, operator, number = lines[2:]
+    weight, values, number = lines[2:]
     # the CRD's maximum, worded as the apiserver words it
     assert weight == (
         f"{placements}: document 2: spec.prioritizerPolicy.configurations[0].weight: Invalid value: 11: "
         "spec.prioritizerPolicy.configurations[0].weight in body should be less than or equal to 10"
     )
-    assert operator.startswith(
+    assert values == (
         f"{placements}: document 3: "
-        "spec.predicates[0].requiredClusterSelector.labelSelector.matchExpressions[0].operator: "
+        "spec.predicates[0].requiredClusterSelector.labelSelector.matchExpressions[0].values: "
+        "must be a list of strings"
     )
-    assert '"Foo"' in operator
     assert number.startswith(f"{placements}: document 4: spec.numberOfClusters: ")
     assert "integer" in number
 
@@ -122,8 +122,13 @@ def test_misconfigured_placements_are_reported_not_rejected(schedule_json) -> No
         "message": ":incorrect prioritizer policy mode: Foo",
     }
     assert condition(spread, "PlacementMisconfigured")["message"] == ":incorrect builtin prioritizer: Spread"
+    # the Predicate plugin converts the selector with apimachinery, whose error it reports
+    operator = reports["foo-operator"]
+    assert condition(operator, "PlacementMisconfigured")["message"] == (
+        'Predicate:"Foo" is not a valid label selector operator'
+    )
     # nothing is selected, so PlacementSatisfied ends at NoManagedClusterMatched (as upstream)
-    for report in (mode_foo, spread):
+    for report in (mode_foo, spread, operator):
         assert report["selected"] == []
         satisfied = condition(report, "PlacementSatisfied")
         assert (satisfied["status"], satisfied["reason"]) == ("False", "NoManagedClusterMatched")

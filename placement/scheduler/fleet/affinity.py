@@ -43,8 +43,17 @@ def _expected_value(values: Sequence[str]) -> Fraction:
         ) from exc
 
 
+def _raise_if_unconvertible(term: ClusterSelectorTerm, reached: np.ndarray, what: str) -> None:
+    """Upstream converts a term's label selector each time a cluster reaches the term."""
+    if term.selector_problem is not None and reached.any():
+        raise SchedulingError(
+            PLUGIN, f"{what}: failed to parse label selector: {term.selector_problem.message}"
+        )
+
+
 def term_mask(inventory: FleetInventory, term: ClusterSelectorTerm, candidates: np.ndarray) -> np.ndarray:
     """Candidates matching one term: label selector AND every property expression (sorter ignored)."""
+    _raise_if_unconvertible(term, candidates, "failed to match the cluster against a required affinity term")
     alive: np.ndarray = candidates & inventory.selector_mask(term.label_selector)
     for requirement in term.property_selector:
         if not alive.any():
@@ -157,6 +166,7 @@ def affinity_scores(
     for term in preferred:
         if term.weight == 0:
             continue
+        _raise_if_unconvertible(term.preference, candidates, "failed to calculate the affinity score")
         matched = candidates & inventory.selector_mask(term.preference.label_selector)
         sorter = term.preference.property_sorter
         if sorter is None:

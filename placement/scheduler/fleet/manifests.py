@@ -2,7 +2,9 @@
 
 `parse_fleet_object` accepts MemberCluster (`cluster.kubernetes-fleet.io` v1beta1/v1) and
 ClusterResourcePlacement / ClusterResourceBinding (`placement.kubernetes-fleet.io` v1beta1/v1). What the
-CRD schema or the validating webhook rejects raises `ManifestError(field, message)` with the JSON path;
+CRD schema or the validating webhook rejects raises `ManifestError(field, message)` with the JSON path,
+except an affinity label selector apimachinery cannot convert: a hub without the webhook stores it and the
+scheduler aborts its cycle on it, so it is kept (`ClusterSelectorTerm.selector_problem`).
 `SetPlacementDefaults` is applied to what is accepted. `parse_placement_policy` and
 `parse_rollout_strategy` read one `spec.policy` / `spec.strategy` on their own (the rollout planners
 use them).
@@ -64,9 +66,11 @@ from placement.scheduler.fleet.types import (
 )
 from placement.scheduler.intstr import IntOrStringError, scaled_value
 from placement.scheduler.labels import (
+    SelectorError,
     dns_subdomain_error,
     label_value_error,
     parse_optional_label_selector,
+    parse_stored_label_selector,
     qualified_name_error,
 )
 from placement.scheduler.quantity import QuantityError, parse_quantity
@@ -379,10 +383,17 @@ def _sorter(entry: Mapping[str, Any], path: str, warn: Warn) -> PropertySorter |
 
 def _term(raw: Any, path: str, warn: Warn) -> tuple[ClusterSelectorTerm, Mapping[str, Any]]:
     entry = _mapping(raw, path)
+    raw_selector = entry.get("labelSelector")
+    try:
+        label_selector, problem = parse_stored_label_selector(raw_selector, f"{path}.labelSelector")
+    except SelectorError as exc:
+        raise ManifestError(exc.field, exc.message) from exc
     term = ClusterSelectorTerm(
-        label_selector=parse_optional_label_selector(entry.get("labelSelector"), f"{path}.labelSelector"),
+        # a missing selector checks no labels
+        label_selector=None if raw_selector is None else label_selector,
         property_selector=_property_selector(entry.get("propertySelector"), f"{path}.propertySelector"),
         property_sorter=_sorter(entry, path, warn),
+        selector_problem=problem,
     )
     return term, entry
 

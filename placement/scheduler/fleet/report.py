@@ -85,6 +85,13 @@ class ScheduledCondition:
         }
 
 
+# What the last scheduling cycle asks of the queue. KubeFleet's framework (RunSchedulingCycleFor) never
+# sets RequeueAfter: its only requeue is an immediate one after a batch-limited PickN cycle (topology
+# spread), and this scheduler runs those cycles itself until one asks for nothing. Bindings waiting out
+# an unavailable period are requeued by the rollout controller, not by the scheduler.
+REQUEUE_AFTER_SECONDS = None
+
+
 @dataclass(frozen=True, slots=True)
 class BindingChange:
     """A ClusterResourceBinding the scheduler would create, patch or mark Unscheduled (final content)."""
@@ -141,6 +148,7 @@ class FleetScheduleResult:
             "bindings": [change.binding.to_manifest() for change in self.binding_changes],
             "cycles": self.cycles,
             "notes": list(self.notes),
+            "requeueAfterSeconds": REQUEUE_AFTER_SECONDS,
         }
 
     def to_report(self) -> dict[str, Any]:

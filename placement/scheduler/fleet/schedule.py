@@ -438,7 +438,8 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
 
     passed = run.static_filters()
     preferred = run.policy.affinity.preferred if run.policy.affinity else ()
-    affinity = affinity_scores(run.inventory, preferred, passed)
+    # upstream scores only clusters not already selected (a bad preferred selector errors only then)
+    affinity = affinity_scores(run.inventory, preferred, passed & ~run.held)
     constraints = run.policy.topology_spread_constraints
     topology = TopologySpread(run.inventory, constraints, run.held) if constraints else None
     violation = np.full(len(run.inventory), NO_VIOLATION)

@@ -15,7 +15,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from placement.scheduler.labels import LabelSelector
+from placement.scheduler.labels import LabelSelector, SelectorProblem
 
 PICK_ALL, PICK_N, PICK_FIXED = "PickAll", "PickN", "PickFixed"
 PLACEMENT_TYPES = (PICK_ALL, PICK_N, PICK_FIXED)
@@ -157,6 +157,8 @@ class ClusterSelectorTerm:
     label_selector: LabelSelector | None = None
     property_selector: tuple[PropertySelectorRequirement, ...] = ()
     property_sorter: PropertySorter | None = None
+    # a label selector apimachinery cannot convert: the cycle aborts where a cluster reaches the term
+    selector_problem: SelectorProblem | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +236,16 @@ class ClusterResourcePlacement:
     strategy: RolloutStrategy = field(default_factory=RolloutStrategy)
     revision_history_limit: int = DEFAULT_REVISION_HISTORY_LIMIT
     generation: int = 1
+
+    @property
+    def selector_problems(self) -> list[SelectorProblem]:
+        """Affinity label selectors apimachinery cannot convert (the scheduler aborts its cycle on them;
+        the dashboard refuses them in what it creates), required terms first."""
+        affinity = self.policy.affinity
+        if affinity is None:
+            return []
+        terms = list(affinity.required_terms or ()) + [p.preference for p in affinity.preferred]
+        return [term.selector_problem for term in terms if term.selector_problem is not None]
 
 
 # --- ClusterResourceBinding ------------------------------------------------------------------------

@@ -19,14 +19,12 @@ from placement.scheduler.ocm.types import (
 
 
 class ClusterSetSelectorError(ValueError):
-    """A set whose selectorType the scheduler does not know; upstream the whole reconcile errors."""
+    """A set whose members cannot be listed (an unknown selectorType, a label selector apimachinery cannot
+    convert); upstream the whole reconcile errors."""
 
-    def __init__(self, cluster_set: ManagedClusterSet) -> None:
-        # upstream sdk-go BuildClusterSelector wording, wrapped by getAvailableClusters
-        super().__init__(
-            f"failed to get clusterset: {cluster_set.name}, clusters, Error: selectorType is not right: "
-            f"{cluster_set.selector_type}"
-        )
+    def __init__(self, cluster_set: ManagedClusterSet, reason: str) -> None:
+        # upstream sdk-go BuildClusterSelector's error, wrapped by getAvailableClusters
+        super().__init__(f"failed to get clusterset: {cluster_set.name}, clusters, Error: {reason}")
         self.cluster_set = cluster_set.name
 
 
@@ -35,8 +33,10 @@ def cluster_set_selector(cluster_set: ManagedClusterSet) -> LabelSelector | None
     if cluster_set.selector_type in ("", EXCLUSIVE_CLUSTER_SET_LABEL):
         return LabelSelector(((CLUSTER_SET_LABEL, cluster_set.name),))
     if cluster_set.selector_type == LABEL_SELECTOR:
+        if cluster_set.selector_problem is not None:
+            raise ClusterSetSelectorError(cluster_set, cluster_set.selector_problem.message)
         return cluster_set.label_selector
-    raise ClusterSetSelectorError(cluster_set)
+    raise ClusterSetSelectorError(cluster_set, f"selectorType is not right: {cluster_set.selector_type}")
 
 
 def cluster_set_members(cluster_set: ManagedClusterSet, clusters: Iterable[ManagedCluster]) -> list[str]:
@@ -48,7 +48,7 @@ def cluster_set_members(cluster_set: ManagedClusterSet, clusters: Iterable[Manag
 
 
 def sets_of_cluster(cluster: ManagedCluster, cluster_sets: Iterable[ManagedClusterSet]) -> list[str]:
-    """Names of the sets `cluster` belongs to, sorted; a set with an unknown selectorType raises."""
+    """Names of the sets `cluster` belongs to, sorted; a set whose members cannot be listed raises."""
     names = []
     for cluster_set in cluster_sets:
         selector = cluster_set_selector(cluster_set)

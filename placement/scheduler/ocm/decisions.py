@@ -19,8 +19,9 @@ from placement.scheduler.labels import (
     LabelSelector,
     Requirement,
     SelectorError,
-    parse_label_selector,
-    parse_requirements,
+    SelectorProblem,
+    parse_stored_label_selector,
+    parse_stored_requirements,
 )
 from placement.scheduler.ocm.status import WARNING, ScheduleStatus
 
@@ -43,7 +44,15 @@ _GROUP_NAME = re.compile(r"^[a-zA-Z0-9][-A-Za-z0-9_.]{0,61}[a-zA-Z0-9]$")
 
 
 class GroupStrategyError(ValueError):
-    """A `clustersPerDecisionGroup` the scheduler reports as Misconfigured; str() is the message."""
+    """A group strategy the scheduler reports as Misconfigured; str() is the message.
+
+    `groups` are the groups built before the error, which upstream still turns into decisions: none
+    for a bad `clustersPerDecisionGroup`, the earlier configured groups for a bad group selector.
+    """
+
+    def __init__(self, message: str, groups: Sequence[DecisionGroup] = ()) -> None:
+        super().__init__(message)
+        self.groups = list(groups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +62,8 @@ class DecisionGroupSpec:
     group_name: str
     label_selector: LabelSelector
     claim_requirements: tuple[Requirement, ...] = ()
+    # a label or claim selector apimachinery cannot convert: the reconcile reports it as Misconfigured
+    selector_problem: SelectorProblem | None = None
 
     def matches(self, labels: Mapping[str, str], claims: Mapping[str, str]) -> bool:
         """Label selector AND claim selector; empty parts match everything."""
@@ -160,17 +171,17 @@ def _parse_group(raw: Any, field_path: str) -> DecisionGroupSpec:
     claim_selector = selector.get("claimSelector") or {}
     if not isinstance(claim_selector, Mapping):
         raise ManifestError(f"{field_path}.groupClusterSelector.claimSelector", "must be an object")
+    path = f"{field_path}.groupClusterSelector"
     try:
-        label_selector = parse_label_selector(
-            selector.get("labelSelector"), f"{field_path}.groupClusterSelector.labelSelector"
+        label_selector, label_problem = parse_stored_label_selector(
+            selector.get("labelSelector"), f"{path}.labelSelector"
         )
-        claims = parse_requirements(
-            claim_selector.get("matchExpressions"),
-            f"{field_path}.groupClusterSelector.claimSelector.matchExpressions",
+        claims, claim_problem = parse_stored_requirements(
+            claim_selector.get("matchExpressions"), f"{path}.claimSelector"
         )
     except SelectorError as exc:
         raise ManifestError(exc.field, exc.message) from exc
-    return DecisionGroupSpec(name, label_selector, claims)
+    return DecisionGroupSpec(name, label_selector, claims, label_problem or claim_problem)
 
 
 def parse_decision_strategy(
@@ -238,12 +249,15 @@ def build_decision_groups(
     Each configured group takes the still-unclaimed clusters its selector matches, sorted by name and
     cut into chunks of the group length; a group that matches nothing yields no group at all. The
     rest form groups named "". With nothing selected there is one empty group "".
-    Raises GroupStrategyError when `clustersPerDecisionGroup` is invalid.
+    Raises GroupStrategyError when `clustersPerDecisionGroup` or a group's selector is invalid.
     """
     length = calculate_group_length(strategy.clusters_per_decision_group, len(selected))
     remaining = {cluster.name for cluster in selected}
     named_chunks: list[tuple[str, tuple[str, ...]]] = []
     for spec in strategy.decision_groups:
+        if spec.selector_problem is not None:
+            built = [DecisionGroup(index, name, names) for index, (name, names) in enumerate(named_chunks)]
+            raise GroupStrategyError(spec.selector_problem.message, built)
         matched = []
         for cluster in selected:
             if cluster.name in remaining and spec.matches(cluster.labels, cluster.claims):

@@ -4,7 +4,8 @@
 raises `ManifestError` for what the API server or its admission webhooks reject. Values upstream accepts
 but the scheduler reports as Misconfigured (prioritizer mode "Foo", builtIn "Spread", a config without
 scoreCoordinate, toleration key "" with operator Equal, bad clustersPerDecisionGroup, CEL that does not
-compile) parse fine: the Misconfigured condition appears at schedule time.
+compile, a label or claim selector with an unknown operator or a malformed key or value) parse fine: the
+Misconfigured condition appears at schedule time.
 """
 
 # `_typed` and `_field` take the abstract `Mapping` as the kind of an object field; they only
@@ -19,8 +20,11 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from placement.scheduler.errors import INT64_MAX, ManifestError, in_range, json_type
-from placement.scheduler.labels import LabelSelector, Requirement, SelectorError, parse_label_selector
-from placement.scheduler.labels import parse_requirements as parse_label_requirements
+from placement.scheduler.labels import (
+    SelectorError,
+    parse_stored_label_selector,
+    parse_stored_requirements,
+)
 from placement.scheduler.ocm.decisions import parse_decision_strategy
 from placement.scheduler.ocm.types import (
     ADD_ON,
@@ -223,10 +227,9 @@ def parse_managed_cluster_set(doc: Mapping[str, Any], warn: Warn) -> ManagedClus
         )
         selector_type = EXCLUSIVE_CLUSTER_SET_LABEL
     raw_selector = selector.get("labelSelector")
-    label_selector: LabelSelector | None = None
-    if raw_selector is not None:
-        label_selector = parse_label_selector(raw_selector, "spec.clusterSelector.labelSelector")
-    return ManagedClusterSet(name, selector_type, label_selector)
+    label_selector, problem = parse_stored_label_selector(raw_selector, "spec.clusterSelector.labelSelector")
+    # a missing labelSelector selects nothing, unlike an empty one
+    return ManagedClusterSet(name, selector_type, None if raw_selector is None else label_selector, problem)
 
 
 def parse_managed_cluster_set_binding(doc: Mapping[str, Any], warn: Warn) -> ManagedClusterSetBinding:
@@ -316,18 +319,21 @@ def _parse_predicates(raw: list[Any]) -> tuple[ClusterPredicate, ...]:
         expressions = _typed(cel.get("celExpressions"), list, f"{path}.celSelector.celExpressions", [])
         for position, expression in enumerate(expressions):
             _typed(expression, str, f"{path}.celSelector.celExpressions[{position}]", "")
+        labels, label_problem = parse_stored_label_selector(
+            selector.get("labelSelector"), f"{path}.labelSelector"
+        )
+        claim_requirements, claim_problem = parse_stored_requirements(
+            claims.get("matchExpressions"), f"{path}.claimSelector"
+        )
         predicates.append(
             ClusterPredicate(
-                label_selector=parse_label_selector(selector.get("labelSelector"), f"{path}.labelSelector"),
-                claim_selector=_claim_requirements(claims.get("matchExpressions"), f"{path}.claimSelector"),
+                label_selector=labels,
+                claim_selector=claim_requirements,
                 cel_expressions=tuple(expressions),
+                selector_problem=label_problem or claim_problem,
             )
         )
     return tuple(predicates)
-
-
-def _claim_requirements(raw: Any, path: str) -> tuple[Requirement, ...]:
-    return parse_label_requirements(raw, f"{path}.matchExpressions")
 
 
 def _parse_prioritizer_policy(raw: Any, warn: Warn) -> tuple[PrioritizerPolicy, dict[str, Any] | None]:

@@ -29,12 +29,24 @@ class CompiledPredicate:
     cel_verdicts: dict[int, bool] = field(default_factory=dict)
 
 
+class PredicateMisconfigured(ValueError):
+    """A predicate upstream cannot build: a selector apimachinery cannot convert, or CEL that does not
+    compile; str() is the message of the Misconfigured status."""
+
+
 def compile_predicates(predicates: Sequence[ClusterPredicate]) -> list[CompiledPredicate]:
-    """Compile every predicate's CEL in spec order; the first failure raises CelCompileError."""
-    return [
-        CompiledPredicate(p, compile_cel_selector(p.cel_expressions) if p.cel_expressions else None)
-        for p in predicates
-    ]
+    """Build every predicate in spec order, its selectors before its CEL (upstream NewClusterSelector,
+    then Compile); the first failure raises PredicateMisconfigured."""
+    compiled = []
+    for predicate in predicates:
+        if predicate.selector_problem is not None:
+            raise PredicateMisconfigured(predicate.selector_problem.message)
+        try:
+            cel = compile_cel_selector(predicate.cel_expressions) if predicate.cel_expressions else None
+        except CelCompileError as exc:
+            raise PredicateMisconfigured(str(exc)) from exc
+        compiled.append(CompiledPredicate(predicate, cel))
+    return compiled
 
 
 def _cel_matches(compiled: CompiledPredicate, inventory: OcmInventory, position: int) -> bool:
@@ -79,12 +91,13 @@ def filter_predicates(
 ) -> PredicateFilterResult:
     """Upstream Predicate.Filter over inventory positions; order of `candidates` is kept."""
     success = ScheduleStatus(plugin=PLUGIN)
-    # upstream returns before compiling anything, so CEL errors go unreported without candidates
+    # upstream returns before building anything, so selector and CEL errors go unreported without
+    # candidates
     if not placement.predicates or len(candidates) == 0:
         return PredicateFilterResult(candidates, success, [])
     try:
         compiled = compile_predicates(placement.predicates)
-    except CelCompileError as exc:
+    except PredicateMisconfigured as exc:
         return PredicateFilterResult(None, ScheduleStatus(MISCONFIGURED, PLUGIN, str(exc)), [])
     return PredicateFilterResult(
         candidates[predicate_mask(compiled, inventory, candidates)], success, compiled

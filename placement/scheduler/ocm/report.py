@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from placement.scheduler.columns import rows as column_rows
+from placement.scheduler.ocm.clustersets import ClusterSetSelectorError
 from placement.scheduler.ocm.decisions import BindPlan, DecisionGroup, DecisionPage
 from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.predicate import predicate_reason
@@ -109,11 +110,7 @@ class OcmScheduleResult:
     def _stages(self) -> np.ndarray:
         stages = np.full(self.inventory.size, OUTSIDE, dtype=np.int8)
         if self.context is not None:
-            members = np.zeros(self.inventory.size, dtype=bool)
-            for name in self.context.eligible_sets:
-                if name in self.inventory.cluster_sets:
-                    members |= self.inventory.set_mask(name)
-            stages[members & self.inventory.deleting] = DELETING
+            stages[self._eligible_members() & self.inventory.deleting] = DELETING
         outcome = self.outcome
         if outcome is None:
             return stages
@@ -295,9 +292,13 @@ class OcmScheduleResult:
         return self._report(columns, outside)
 
     def _eligible_members(self) -> np.ndarray:
-        """Members of the eligible sets that still exist, as a mask over the inventory."""
+        """Members of the eligible sets that still exist, as a mask over the inventory; a set whose
+        members cannot be listed (the reconcile's error) contributes none."""
         members = np.zeros(self.inventory.size, dtype=bool)
         for set_name in self.context.eligible_sets if self.context else ():
             if set_name in self.inventory.cluster_sets:
-                members |= self.inventory.set_mask(set_name)
+                try:
+                    members |= self.inventory.set_mask(set_name)
+                except ClusterSetSelectorError:
+                    continue
         return members

@@ -238,8 +238,9 @@ def _decide(
     try:
         groups = build_decision_groups(placement.decision_strategy, selected)
     except GroupStrategyError as exc:
-        # upstream: a group error replaces the scheduling status and no decisions are generated
-        groups, status = [], _misconfigured("", str(exc))
+        # upstream: a group error replaces the scheduling status; the groups built before it still
+        # become decisions
+        groups, status = exc.groups, _misconfigured("", str(exc))
     pages = build_decision_pages(placement.name, groups)
     existing = [
         ExistingDecision(d.name, d.labels, d.cluster_names) for d in inventory.own_decisions(*placement.key)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from placement.scheduler.labels import LabelSelector, Requirement
+from placement.scheduler.labels import LabelSelector, Requirement, SelectorProblem
 from placement.scheduler.ocm.decisions import DecisionStrategy
 from placement.scheduler.timeutil import ZERO_TIME, format_time
 
@@ -103,6 +103,8 @@ class ManagedClusterSet:
     name: str
     selector_type: str = EXCLUSIVE_CLUSTER_SET_LABEL
     label_selector: LabelSelector | None = None
+    # a label selector apimachinery cannot convert: listing the set's members fails, as upstream
+    selector_problem: SelectorProblem | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +155,8 @@ class ClusterPredicate:
     label_selector: LabelSelector = LabelSelector()
     claim_selector: tuple[Requirement, ...] = ()
     cel_expressions: tuple[str, ...] = ()
+    # the label or claim selector apimachinery cannot convert (the label one when both): Misconfigured
+    selector_problem: SelectorProblem | None = None
 
     @property
     def claim_label_selector(self) -> LabelSelector:
@@ -228,6 +232,14 @@ class Placement:
         """Upstream skips deleting placements and those annotated to disable scheduling."""
         disabled = self.annotations.get(DISABLE_SCHEDULING_ANNOTATION) == "true"
         return disabled or self.deletion_timestamp is not None
+
+    @property
+    def selector_problems(self) -> list[SelectorProblem]:
+        """Selectors the hub admits but apimachinery cannot convert (the scheduler reports them as
+        Misconfigured; the dashboard refuses them in what it creates), in spec order."""
+        found = [p.selector_problem for p in self.predicates]
+        found += [g.selector_problem for g in self.decision_strategy.decision_groups]
+        return [problem for problem in found if problem is not None]
 
     def to_spec_dict(self) -> dict[str, Any]:
         """The spec as given (legacy forms already mapped), for round trips through the what-if API."""

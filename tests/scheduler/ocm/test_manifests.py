@@ -75,7 +75,7 @@ def test_negative_number_of_clusters_is_rejected():
         placement(numberOfClusters=-1)
 
 
-def test_unknown_selector_operator_is_a_manifest_error():
+def test_an_unconvertible_selector_is_kept_for_the_scheduler_to_report():
     predicates = [
         {
             "requiredClusterSelector": {
@@ -83,6 +83,13 @@ def test_unknown_selector_operator_is_a_manifest_error():
             }
         }
     ]
+    (predicate,) = placement(predicates=predicates).predicates
+    assert predicate.selector_problem is not None
+    assert predicate.selector_problem.field.endswith("requiredClusterSelector.labelSelector")
+
+
+def test_a_selector_with_the_wrong_types_is_a_manifest_error():
+    predicates = [{"requiredClusterSelector": {"labelSelector": {"matchExpressions": [{"key": "a"}]}}}]
     with pytest.raises(ManifestError) as error:
         placement(predicates=predicates)
     assert error.value.field.endswith("matchExpressions[0].operator")

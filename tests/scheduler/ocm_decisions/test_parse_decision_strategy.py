@@ -53,7 +53,7 @@ def test_non_percentage_string_is_accepted_for_the_scheduler_to_report() -> None
 
 
 _GROUPS = "spec.decisionStrategy.groupStrategy"
-_BAD_OPERATOR = {"matchExpressions": [{"key": "a", "operator": "Foo"}]}
+_MISSING_OPERATOR = {"matchExpressions": [{"key": "a"}]}
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ _BAD_OPERATOR = {"matchExpressions": [{"key": "a", "operator": "Foo"}]}
         (
             {
                 "decisionGroups": [
-                    {"groupName": "canary", "groupClusterSelector": {"labelSelector": _BAD_OPERATOR}}
+                    {"groupName": "canary", "groupClusterSelector": {"labelSelector": _MISSING_OPERATOR}}
                 ]
             },
             f"{_GROUPS}.decisionGroups[0].groupClusterSelector.labelSelector.matchExpressions[0].operator",
