@@ -99,7 +99,8 @@ def _property_kind(name: str) -> str:
     return "property"
 
 
-def _policy_features(policy: dict[str, Any] | None, fleet: list[str]) -> Iterator[str]:
+def _policy_features(policy: dict[str, Any] | None, fleet: dict[str, bool]) -> Iterator[str]:
+    """`fleet` maps each MemberCluster's name to whether it is eligible."""
     if policy is None:
         yield "policy omitted"
         return
@@ -111,7 +112,7 @@ def _policy_features(policy: dict[str, Any] | None, fleet: list[str]) -> Iterato
             "PickN 0" if number == 0 else "PickN above fleet" if number > len(fleet) else "PickN within fleet"
         )
     for name in policy.get("clusterNames", []):
-        yield "PickFixed existing name" if name in fleet else "PickFixed missing name"
+        yield f"PickFixed {_whose(name, fleet)} name"
     affinity = policy.get("affinity", {}).get("clusterAffinity", {})
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     for term in required["clusterSelectorTerms"] if required else []:
@@ -146,6 +147,14 @@ def _policy_features(policy: dict[str, Any] | None, fleet: list[str]) -> Iterato
             yield "toleration without key"
 
 
+def _whose(cluster: str, fleet: dict[str, bool]) -> str:
+    return "missing" if cluster not in fleet else "eligible" if fleet[cluster] else "ineligible"
+
+
+def _eligibility(body: dict[str, Any], moment: datetime) -> str | None:
+    return eligibility_reason(parse_member_cluster(body), moment)
+
+
 def _cluster_features(body: dict[str, Any], moment: datetime) -> Iterator[str]:
     cluster = parse_member_cluster(body)
     reason = eligibility_reason(cluster, moment)
@@ -165,7 +174,7 @@ def _cluster_features(body: dict[str, Any], moment: datetime) -> Iterator[str]:
             yield f"resource usage {kind}"
 
 
-def _binding_features(body: dict[str, Any], placements: set[str], fleet: list[str]) -> Iterator[str]:
+def _binding_features(body: dict[str, Any], placements: set[str], fleet: dict[str, bool]) -> Iterator[str]:
     spec = body["spec"]
     yield f"binding {spec['state']}"
     if "deletionTimestamp" in body["metadata"]:
@@ -173,8 +182,7 @@ def _binding_features(body: dict[str, Any], placements: set[str], fleet: list[st
     if not spec["schedulingPolicySnapshotName"].endswith("-0"):
         yield "binding obsolete"
     yield "binding with score" if "clusterScore" in spec["clusterDecision"] else "binding without score"
-    if spec["targetCluster"] not in fleet:
-        yield "binding of a gone cluster"
+    yield f"binding of a {_whose(spec['targetCluster'], fleet)} cluster"
     if body["metadata"]["labels"]["kubernetes-fleet.io/parent-CRP"] not in placements:
         yield "binding of another CRP"
     if "annotations" in body["metadata"]:
@@ -184,7 +192,7 @@ def _binding_features(body: dict[str, Any], placements: set[str], fleet: list[st
 def _features(case: Case) -> Counter[str]:
     found: Counter[str] = Counter()
     clusters = _of_kind(case, "MemberCluster")
-    fleet = [body["metadata"]["name"] for body in clusters]
+    fleet = {body["metadata"]["name"]: _eligibility(body, _now(case)) is None for body in clusters}
     placements = _of_kind(case, "ClusterResourcePlacement")
     for body in clusters:
         found.update(_cluster_features(body, _now(case)))
@@ -212,7 +220,8 @@ EXPECTED = [
         "PickN 0",
         "PickN within fleet",
         "PickN above fleet",
-        "PickFixed existing name",
+        "PickFixed eligible name",
+        "PickFixed ineligible name",
         "PickFixed missing name",
     ),
     *(f"required label {op}" for op in ("In", "NotIn", "Exists", "DoesNotExist")),
@@ -235,7 +244,11 @@ EXPECTED = [
     *(f"resource usage {kind}" for kind in ("capacity", "allocatable", "available")),
     *(f"binding {state}" for state in ("Scheduled", "Bound", "Unscheduled")),
     *("binding deleting", "binding obsolete", "binding with score", "binding without score"),
-    *("binding of a gone cluster", "binding of another CRP", "binding with previous state"),
+    *(
+        *(f"binding of a {whose} cluster" for whose in ("eligible", "ineligible", "missing")),
+        "binding of another CRP",
+        "binding with previous state",
+    ),
     *("1 clusters", "12 clusters"),
 ]
 
