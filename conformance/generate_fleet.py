@@ -33,12 +33,14 @@ NODE_COUNT = FLEET_PREFIX + "node-count"
 FEATURES: dict[str, float] = {
     "policy_omitted": 0.08,  # no spec.policy at all: the webhook defaults it to PickAll
     "required_affinity": 0.55,
-    "preferred_affinity": 0.6,  # PickN only; the webhook refuses preferred terms on PickAll
+    "preferred_affinity": 0.6,
+    "listed_weight": 0.7,  # PickN only; the webhook refuses preferred terms on PickAll
     "term_label_selector": 0.7,
     "term_property_selector": 0.5,
     "term_property_range": 0.3,  # a Gt/Ge and a Lt/Le requirement on one property
     "preference_label_selector": 0.5,
     "preference_property_sorter": 0.6,
+    "status_property": 0.5,  # a selector or sorter on status.properties rather than resource usage
     "error_property": 0.03,  # admitted by the webhook, yet the scheduler aborts on it
     "match_labels": 0.5,
     "match_expressions": 0.6,
@@ -46,12 +48,16 @@ FEATURES: dict[str, float] = {
     "max_skew_omitted": 0.25,
     "when_unsatisfiable_omitted": 0.25,
     "tolerations": 0.45,
+    "toleration_equal": 0.5,  # else Exists
     "toleration_operator_omitted": 0.2,
+    "exists_with_key": 0.7,  # else an Exists toleration of every taint
+    "toleration_effect": 0.5,
     "label_present": 0.75,
     "taints": 0.3,
     "cluster_leaving": 0.08,
     "second_agent": 0.15,  # a non-member agent next to the member agent: the checker ignores it
     "member_conditions": 0.5,
+    "joined_missing": 0.5,  # a member agent that has not joined: no Joined condition at all
     "node_count": 0.8,
     "custom_property": 0.5,
     "non_numeric_property": 0.3,
@@ -61,6 +67,7 @@ FEATURES: dict[str, float] = {
     "binding_per_cluster": 0.4,
     "binding_obsolete": 0.2,
     "binding_deleting": 0.1,
+    "second_finalizer": 0.5,  # a deleting binding outlives the scheduler dropping its finalizer
     "binding_duplicate_deleting": 0.05,  # a deleting binding next to a live one for the same cluster
     "binding_score": 0.7,
     "binding_previous_state": 0.85,  # without it, re-picking the cluster is an upstream error
@@ -144,9 +151,9 @@ def generate_case(rng: random.Random, case_id: str) -> Case:
     bindings: list[dict[str, Any]] = []
     used: set[str] = set()
     for placement in placements:
-        if rng.random() < FEATURES["bindings"]:
+        if _chance(rng, "bindings"):
             bindings.extend(_bindings(rng, placement["metadata"]["name"], names, now, used))
-    if rng.random() < FEATURES["foreign_bindings"]:
+    if _chance(rng, "foreign_bindings"):
         bindings.extend(_bindings(rng, FOREIGN_CRP, names, now, used))
     rng.shuffle(bindings)
     return Case(id=case_id, family="fleet", now=_stamp(now), manifests=[*clusters, *placements, *bindings])
@@ -241,27 +248,16 @@ def _agent_statuses(rng: random.Random, now: datetime) -> list[dict[str, Any]]:
         return statuses
     heartbeat_ages = STALE_AGES if profile == "stale_heartbeat" else FRESH_AGES
     conditions = []
-    if profile == "not_joined":
-        if rng.random() < 0.5:
-            conditions.append(_condition("Joined", rng.choice(("False", "Unknown")), "NotJoined", now, 60))
-    else:
+    if profile != "not_joined":
         conditions.append(_condition("Joined", "True", "Joined", now, rng.choice(STALE_AGES)))
-    if profile != "no_healthy_condition":
-        if profile == "unhealthy_long":
-            conditions.append(
-                _condition(
-                    "Healthy", rng.choice(("False", "Unknown")), "Unhealthy", now, rng.choice(STALE_AGES)
-                )
-            )
-        elif profile == "unhealthy_briefly":
-            conditions.append(
-                _condition(
-                    "Healthy", rng.choice(("False", "Unknown")), "Unhealthy", now, rng.choice(FRESH_AGES)
-                )
-            )
-        else:
-            ages = FRESH_AGES + STALE_AGES
-            conditions.append(_condition("Healthy", "True", "Healthy", now, rng.choice(ages)))
+    elif not _chance(rng, "joined_missing"):
+        conditions.append(_condition("Joined", rng.choice(("False", "Unknown")), "NotJoined", now, 60))
+    unhealthy_ages = {"unhealthy_long": STALE_AGES, "unhealthy_briefly": FRESH_AGES}.get(profile)
+    if unhealthy_ages is not None:
+        status = rng.choice(("False", "Unknown"))
+        conditions.append(_condition("Healthy", status, "Unhealthy", now, rng.choice(unhealthy_ages)))
+    elif profile != "no_healthy_condition":
+        conditions.append(_condition("Healthy", "True", "Healthy", now, rng.choice(FRESH_AGES + STALE_AGES)))
     rng.shuffle(conditions)
     statuses.append(
         {
@@ -324,8 +320,9 @@ def _policy(rng: random.Random, cluster_names: list[str]) -> dict[str, Any]:
     policy: dict[str, Any] = {"placementType": placement_type}
     if placement_type == "PickFixed":
         names = _sample(rng, cluster_names, 1, 4)
-        if not names or _chance(rng, "pick_fixed_missing_name"):
+        if _chance(rng, "pick_fixed_missing_name"):
             names.append(rng.choice(GONE_CLUSTERS))
+            rng.shuffle(names)
         policy["clusterNames"] = names
         return policy
     if placement_type == "PickN":
@@ -336,8 +333,7 @@ def _policy(rng: random.Random, cluster_names: list[str]) -> dict[str, Any]:
         affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"clusterSelectorTerms": terms}
     if placement_type == "PickN" and _chance(rng, "preferred_affinity"):
         affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {"weight": rng.choice(WEIGHTS), "preference": _preferred_term(rng)}
-            for _ in range(rng.randint(1, 3))
+            {"weight": _weight(rng), "preference": _preferred_term(rng)} for _ in range(rng.randint(1, 3))
         ]
     if affinity:
         policy["affinity"] = {"clusterAffinity": affinity}
@@ -347,6 +343,11 @@ def _policy(rng: random.Random, cluster_names: list[str]) -> dict[str, Any]:
     if _chance(rng, "tolerations"):
         policy["tolerations"] = _tolerations(rng)
     return policy
+
+
+def _weight(rng: random.Random) -> int:
+    # the listed weights give zero, both signs and known rounding cases; any other one now and then
+    return rng.choice(WEIGHTS) if _chance(rng, "listed_weight") else rng.randint(-100, 100)
 
 
 def _number_of_clusters(rng: random.Random, fleet_size: int) -> int:
@@ -379,7 +380,7 @@ def _label_selector(rng: random.Random) -> dict[str, Any]:
 
 def _numeric_property(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     """A property name a selector or sorter may use, and the values to compare it with."""
-    if rng.random() < 0.5:
+    if _chance(rng, "status_property"):
         name = rng.choice(list(CUSTOM_PROPERTIES))
         return name, SELECTOR_VALUES[name]
     capacity = rng.choice(list(CAPACITY_KINDS))
@@ -447,15 +448,15 @@ def _tolerations(rng: random.Random) -> list[dict[str, Any]]:
     for _ in range(rng.randint(1, 3)):
         key, value = rng.choice(TAINTS)
         toleration: dict[str, Any]
-        if rng.random() < 0.5:
+        if _chance(rng, "toleration_equal"):
             toleration = {"key": key, "value": rng.choice((value, "other"))}
             if not _chance(rng, "toleration_operator_omitted"):
                 toleration["operator"] = "Equal"
         else:
             toleration = {"operator": "Exists"}
-            if rng.random() < 0.7:
+            if _chance(rng, "exists_with_key"):
                 toleration["key"] = key
-        if rng.random() < 0.5:
+        if _chance(rng, "toleration_effect"):
             toleration["effect"] = "NoSchedule"
         # the webhook compares them after the default operator is filled in
         if {"operator": "Equal", **toleration} not in [{"operator": "Equal", **t} for t in tolerations]:
@@ -503,7 +504,7 @@ def _binding(
     if deleting:
         metadata["deletionTimestamp"] = _ago(now, rng.choice((0, 10, 120)))
         # another controller's finalizer keeps the object after the scheduler has dropped its own
-        if rng.random() < 0.5:
+        if _chance(rng, "second_finalizer"):
             metadata["finalizers"].append(WORK_CLEANUP_FINALIZER)
     if state == "Unscheduled" and _chance(rng, "binding_previous_state"):
         metadata["annotations"] = {PREVIOUS_STATE_ANNOTATION: rng.choice(("Scheduled", "Bound"))}
