@@ -723,8 +723,9 @@ def _decision(raw: Any, path: str) -> ClusterDecision | None:
         raw_score = _mapping(entry["clusterScore"], f"{path}.clusterScore")
         score = ClusterScore(
             affinity_score=_integer(raw_score.get("affinityScore", 0), f"{path}.clusterScore.affinityScore"),
+            # the API names the topology spread score `priorityScore` on the wire
             topology_spread_score=_integer(
-                raw_score.get("topologySpreadScore", 0), f"{path}.clusterScore.topologySpreadScore"
+                raw_score.get("priorityScore", 0), f"{path}.clusterScore.priorityScore"
             ),
         )
     selected = entry.get("selected", False)

@@ -253,13 +253,13 @@ class ClusterResourcePlacement:
 
 @dataclass(frozen=True, slots=True)
 class ClusterScore:
-    """`clusterDecision.clusterScore`."""
+    """`clusterDecision.clusterScore`; the API's JSON name of the topology spread score is `priorityScore`."""
 
     affinity_score: int = 0
     topology_spread_score: int = 0
 
     def to_dict(self) -> dict[str, int]:
-        return {"affinityScore": self.affinity_score, "topologySpreadScore": self.topology_spread_score}
+        return {"affinityScore": self.affinity_score, "priorityScore": self.topology_spread_score}
 
 
 @dataclass(frozen=True, slots=True)
