@@ -87,6 +87,12 @@ class OcmScheduleResult:
         return self.outcome.requeue_at - self.now
 
     @property
+    def feasible(self) -> list[str] | None:
+        """Names left after every filter plugin, in inventory order; None when the filters did not all run."""
+        positions = None if self.outcome is None else self.outcome.feasible
+        return None if positions is None else [self.names[p] for p in positions.tolist()]
+
+    @property
     def events(self) -> list[dict[str, Any]]:
         return [] if self.plan is None else [dict(e) for e in self.plan.events]
 
@@ -279,14 +285,17 @@ class OcmScheduleResult:
         return report
 
     def to_report(self, *, summarise_outside: bool = False) -> dict[str, Any]:
-        """One item of `schedule -o json`: plain JSON types only.
+        """One item of `schedule -o json`: plain JSON types only, with `feasible` (the names left after
+        every filter plugin, or None), which the stored explanation leaves out.
 
         `summarise_outside` lists only the clusters of the eligible sets and reports the others, which
         share one reason, as `outside: {count, reason}` (the stored explanation of a placement bound to
         a few sets of a 10k-cluster hub stays small).
         """
         columns, outside = self.cluster_columns(summarise_outside=summarise_outside)
-        return self._report(column_rows(columns), outside if summarise_outside else None)
+        report = self._report(column_rows(columns), outside if summarise_outside else None)
+        report["feasible"] = self.feasible
+        return report
 
     def to_explanation(self) -> dict[str, Any]:
         """The explanation stored on a placement: `to_report(summarise_outside=True)` with `clusters`
