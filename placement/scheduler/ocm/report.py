@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from placement.scheduler.columns import rows as column_rows
-from placement.scheduler.ocm.decisions import BindPlan, DecisionGroup, DecisionPage
+from placement.scheduler.ocm.decisions import (
+    BindPlan,
+    DecisionGroup,
+    DecisionPage,
+    ExistingDecision,
+    held_decisions,
+)
 from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.predicate import predicate_reason
 from placement.scheduler.ocm.status import ScheduleStatus
@@ -91,6 +97,17 @@ class OcmScheduleResult:
         """Names left after every filter plugin, in inventory order; None when the filters did not all run."""
         positions = None if self.outcome is None else self.outcome.feasible
         return None if positions is None else [self.names[p] for p in positions.tolist()]
+
+    def held_decisions(self) -> list[dict[str, Any]]:
+        """The placement's PlacementDecisions as the hub holds them after this reconcile's writes."""
+        existing = [
+            ExistingDecision(d.name, d.labels, d.cluster_names)
+            for d in self.inventory.own_decisions(*self.placement.key)
+        ]
+        return [
+            {"name": d.name, "labels": dict(d.labels), "clusters": list(d.cluster_names)}
+            for d in held_decisions(existing, self.plan)
+        ]
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -285,8 +302,9 @@ class OcmScheduleResult:
         return report
 
     def to_report(self, *, summarise_outside: bool = False) -> dict[str, Any]:
-        """One item of `schedule -o json`: plain JSON types only, with `feasible` (the names left after
-        every filter plugin, or None), which the stored explanation leaves out.
+        """One item of `schedule -o json`: plain JSON types only, with two keys the stored explanation
+        leaves out: `feasible` (the names left after every filter plugin, or None) and `heldDecisions`
+        (`{name, labels, clusters}` of the placement's PlacementDecisions once the bind plan is done).
 
         `summarise_outside` lists only the clusters of the eligible sets and reports the others, which
         share one reason, as `outside: {count, reason}` (the stored explanation of a placement bound to
@@ -295,6 +313,7 @@ class OcmScheduleResult:
         columns, outside = self.cluster_columns(summarise_outside=summarise_outside)
         report = self._report(column_rows(columns), outside if summarise_outside else None)
         report["feasible"] = self.feasible
+        report["heldDecisions"] = self.held_decisions()
         return report
 
     def to_explanation(self) -> dict[str, Any]:
