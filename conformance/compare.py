@@ -2,7 +2,8 @@
 
 Both results are `{"placements": [verdict, ...]}` or `{"error": "..."}` (the oracle also writes an
 empty `error` and `elapsedNs`, which are not compared). A refusal on one side only is a difference;
-a refusal on both sides is agreement, whatever the messages say.
+a refusal on both sides is agreement, whatever the messages say. The same holds for a verdict's own
+`error` (a Fleet cycle that aborted): whether it is set is compared, not its words.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 # the field a refusal of the whole case is reported under
 CASE_ERROR = "error"
+# how many field names of a difference's path make its kind
+KIND_DEPTH = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +30,12 @@ class Difference:
 
     @property
     def kind(self) -> str:
-        """The verdict field that differs (`scores`, `decisions`, `error`, ...), for the shrinker."""
-        return self.path[0] if self.path else CASE_ERROR
+        """What differs, for the shrinker to keep: the field path without list positions, to three names
+        (`decisions.groupName`, `scores.Balance.c1`, `bindings.clusterScore.affinityScore`, `feasible`,
+        `error`). A whole list that differs in length is its own kind (`decisions`), so shrinking cannot
+        drift from one difference to another."""
+        names = [part for part in self.path if not part.startswith("[")]
+        return ".".join(names[:KIND_DEPTH]) if names else CASE_ERROR
 
     def __str__(self) -> str:
         where = "".join(part if part.startswith("[") else f".{part}" for part in self.path).lstrip(".")
@@ -60,8 +67,17 @@ def compare(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Diff
     for theirs, mine in zip(upstream, ours, strict=True):
         label = _label(theirs)
         for key in {**theirs, **mine}:
-            _walk(label, (key,), theirs.get(key), mine.get(key), found)
+            if key == CASE_ERROR:
+                _compare_errors(label, theirs.get(key), mine.get(key), found)
+            else:
+                _walk(label, (key,), theirs.get(key), mine.get(key), found)
     return found
+
+
+def _compare_errors(label: str, upstream: Any, ours: Any, found: list[Difference]) -> None:
+    """Whether a cycle aborted is compared, not why: each side words its errors its own way."""
+    if bool(upstream) != bool(ours):
+        found.append(Difference(label, (CASE_ERROR,), upstream, ours))
 
 
 def differences(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:

@@ -15,7 +15,6 @@ from conformance.cases import Case
 from placement.scheduler.documents import Document, Family, ManifestProblems, shape_problems
 from placement.scheduler.fleet.types import ClusterResourceBinding
 from placement.scheduler.ocm.decisions import DECISION_GROUP_INDEX_LABEL, DECISION_GROUP_NAME_LABEL
-from placement.scheduler.ocm.types import PlacementDecision
 from placement.scheduler.offline import (
     CLUSTER_RESOURCE_PLACEMENT,
     PLACEMENT,
@@ -61,7 +60,7 @@ def our_result(case: Case) -> dict[str, Any]:
 
 def _verdict(report: Mapping[str, Any], parsed: ParsedManifests) -> dict[str, Any]:
     if report["kind"] == PLACEMENT:
-        return ocm_verdict(report, parsed.of_kind(Family.OCM, "PlacementDecision"))
+        return ocm_verdict(report)
     return fleet_verdict(report, parsed.of_kind(Family.FLEET, "ClusterResourceBinding"))
 
 
@@ -70,58 +69,46 @@ def seconds(value: float | None) -> float | None:
     return None if value is None else round(value, SECONDS_DECIMALS)
 
 
-def ocm_verdict(report: Mapping[str, Any], existing: Sequence[PlacementDecision]) -> dict[str, Any]:
+def ocm_verdict(report: Mapping[str, Any]) -> dict[str, Any]:
     """The OCM verdict of one `schedule -o json` Placement report.
 
-    A placement the controller does not schedule (skipped, or an error before scheduling) writes
-    nothing: it keeps its existing decisions and has no filter or score results.
+    A placement the controller does not schedule (skipped, or an error before scheduling) runs no
+    filter and writes nothing: it has no feasible clusters and keeps the decisions it had.
     """
-    namespace, name = report["namespace"], report["name"]
     ran = not report.get("skipped") and "error" not in report
-    rows = report["clusters"]
-    feasible = report["feasible"] if ran else None
-    scored = [row for row in rows if row["rank"] is not None]
-    scores: dict[str, dict[str, int]] = {}
+    scored = [row for row in report["clusters"] if row["rank"] is not None]
+    # every prioritizer that ran is listed, even over no feasible cluster
+    scores: dict[str, dict[str, int]] = {prioritizer: {} for prioritizer in report["weights"]}
     for row in scored:
         for prioritizer, value in row["scores"].items():
-            scores.setdefault(prioritizer, {})[row["name"]] = value
-    if ran:
-        decisions = [
-            _decision(d["metadata"], [c["clusterName"] for c in d["status"]["decisions"]])
-            for d in report["decisions"]
-        ]
-    else:
-        decisions = [
-            _decision({"name": d.name, "labels": d.labels}, list(d.cluster_names))
-            for d in existing
-            if d.namespace == namespace and d.placement_name == name
-        ]
+            scores[prioritizer][row["name"]] = value
+    feasible = report["feasible"] if ran else None
     return {
         "kind": PLACEMENT,
-        "namespace": namespace,
-        "name": name,
+        "namespace": report["namespace"],
+        "name": report["name"],
         "conditions": _conditions(c for c in report["conditions"] if c["type"] in OCM_CONDITION_TYPES),
         "feasible": None if feasible is None else sorted(feasible),
         "scores": {
             prioritizer: dict(sorted(values.items())) for prioritizer, values in sorted(scores.items())
         },
         "totals": {row["name"]: row["total"] for row in sorted(scored, key=lambda row: row["name"])},
-        "decisions": sorted(decisions, key=lambda decision: decision["name"]),
+        "decisions": [_decision(held) for held in report["heldDecisions"]],
         "numberOfSelectedClusters": report["numberOfSelectedClusters"],
         "decisionGroups": [dict(group) for group in report["decisionGroups"]],
         "requeueAfterSeconds": seconds(report["requeueAfterSeconds"]),
     }
 
 
-def _decision(metadata: Mapping[str, Any], clusters: list[str]) -> dict[str, Any]:
-    labels = metadata.get("labels") or {}
-    index = labels.get(DECISION_GROUP_INDEX_LABEL, "")
+def _decision(held: Mapping[str, Any]) -> dict[str, Any]:
+    labels = held["labels"]
+    index = labels.get(DECISION_GROUP_INDEX_LABEL)
     return {
-        "name": metadata["name"],
+        "name": held["name"],
         "groupName": labels.get(DECISION_GROUP_NAME_LABEL, ""),
-        # a label that is not a number is kept as written, so a mismatch shows what the object holds
-        "groupIndex": int(index) if index.isdigit() else index,
-        "clusters": clusters,
+        # a missing label is null, one that is not a number is kept as written
+        "groupIndex": int(index) if index is not None and index.isdigit() else index,
+        "clusters": held["clusters"],
     }
 
 

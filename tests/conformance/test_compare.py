@@ -90,8 +90,20 @@ def test_each_difference_has_the_kind_of_field_it_is() -> None:
     ours = ocm_verdict()
     ours["totals"]["c1"] = 5
     ours["conditions"][0]["reason"] = "NotAllDecisionsScheduled"
+    ours["decisions"] = []
 
     found = compare({"placements": [ocm_verdict()]}, {"placements": [ours]})
 
-    assert [difference.kind for difference in found] == ["conditions", "totals"]
+    assert [difference.kind for difference in found] == ["conditions.reason", "totals.c1", "decisions"]
     assert [difference.kind for difference in compare({"error": "x"}, {"placements": []})] == ["error"]
+
+
+def test_an_aborted_cycle_agrees_whatever_each_side_says_about_it() -> None:
+    upstream = fleet_verdict() | {"error": "unexpected behavior: invalid property x"}
+    ours = fleet_verdict() | {"error": "ClusterAffinity: invalid property x"}
+    carried_on = fleet_verdict() | {"error": None}
+
+    assert differences({"placements": [upstream]}, {"placements": [ours]}) == []
+    assert differences({"placements": [upstream]}, {"placements": [carried_on]}) == [
+        'ClusterResourcePlacement web: error: upstream "unexpected behavior: invalid property x", ours null'
+    ]
