@@ -144,3 +144,19 @@ def test_an_oracle_that_fails_exits_2_with_its_message(
 
     assert cli.main(["--cases", "1", "--seed", "3"], io.StringIO()) == 2
     assert "conformance: go build ./cmd/oracle failed (exit 1)" in capsys.readouterr().err
+
+
+def test_only_the_first_disagreements_of_a_family_are_shrunk(
+    stand_ins: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "MAX_SHRUNK", 1)
+    out = io.StringIO()
+
+    cli.main(["--family", "ocm", "--cases", "6", "--seed", "5", "--write-regressions"], out)
+
+    disagreeing = _disagreeing(5, 6)
+    assert len(disagreeing) > 1, "the seed should give more than one disagreeing case"
+    assert out.getvalue().count("  shrunk from") == 1
+    skipped = "  not shrunk: only the first 1 disagreements of a family are"
+    assert out.getvalue().count(skipped) == len(disagreeing) - 1
+    assert len(json.loads((stand_ins / "ocm.json").read_text())["vectors"]) == 1
