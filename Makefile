@@ -91,7 +91,7 @@ UP_LOG ?= var/up.log
 SERVICES ?= scripts/services
 SERVICES_ENV ?= var/services/env
 
-.PHONY: run worker beat watch up down test lint services services-stop
+.PHONY: run worker beat watch up down test lint services services-stop oracle conformance
 
 # axe-core, which the browser tests inject into pages to check accessibility, pinned in package-lock.json.
 AXE := node_modules/axe-core/axe.min.js
@@ -193,3 +193,16 @@ test: lint $(AXE)
 		else echo "make test: $(SERVICES_ENV) names services that do not answer (make services)"; fi; \
 	fi; \
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# Differential testing against the upstream OCM and KubeFleet schedulers (conformance/README.md): CASES
+# random cases per family from SEED (a fresh seed when empty; the run prints it first), each disagreement
+# shrunk and appended to tests/vectors/regressions/. `make oracle` builds only the Go oracle, and only
+# when a Go source changed (Go's build and module caches make a rebuild cheap).
+CASES ?= 2000
+SEED ?=
+
+oracle: $(RUNTIME_STAMP)
+	$(BIN)/python -c "from conformance.oracle import build; build()"
+
+conformance: oracle
+	$(BIN)/python -m conformance --cases $(CASES) $(if $(SEED),--seed $(SEED)) --write-regressions

@@ -15,7 +15,14 @@ from typing import Any
 
 Adapter = Callable[[dict[str, Any]], None]
 
-_MODULES = ("ocm_scheduling", "ocm_decisions", "ocm_rollout", "fleet_scheduling", "fleet_rollout")
+_MODULES = (
+    "ocm_scheduling",
+    "ocm_decisions",
+    "ocm_rollout",
+    "fleet_scheduling",
+    "fleet_rollout",
+    "conformance_cases",
+)
 
 
 @cache

@@ -437,3 +437,30 @@ def plan_bind(
             )
         )
     return BindPlan(tuple(actions), tuple(events))
+
+
+def held_decisions(existing: Sequence[ExistingDecision], plan: BindPlan | None) -> list[ExistingDecision]:
+    """The placement's PlacementDecisions once the API calls of `plan` are done, sorted by name.
+
+    A real API server drops the status of a created object, so a created page holds no cluster until
+    its status patch; a status patch leaves the labels as they were (upstream returns before patching
+    labels, which wait for the next reconcile). Without a plan nothing was written.
+    """
+    held = {decision.name: decision for decision in existing}
+    for action in () if plan is None else plan.actions:
+        manifest = action.manifest
+        # only a delete carries no object
+        if action.verb == DELETE or manifest is None:
+            del held[action.name]
+            continue
+        labels = manifest["metadata"]["labels"]
+        if action.verb == CREATE:
+            held[action.name] = ExistingDecision(action.name, labels, ())
+            continue
+        current = held[action.name]
+        if action.verb == PATCH_STATUS:
+            clusters = tuple(entry["clusterName"] for entry in manifest["status"]["decisions"])
+            held[action.name] = ExistingDecision(action.name, current.labels, clusters)
+        else:
+            held[action.name] = ExistingDecision(action.name, labels, current.cluster_names)
+    return [held[name] for name in sorted(held)]

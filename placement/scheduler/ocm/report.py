@@ -16,7 +16,13 @@ import numpy as np
 
 from placement.scheduler.columns import rows as column_rows
 from placement.scheduler.ocm.clustersets import ClusterSetSelectorError
-from placement.scheduler.ocm.decisions import BindPlan, DecisionGroup, DecisionPage
+from placement.scheduler.ocm.decisions import (
+    BindPlan,
+    DecisionGroup,
+    DecisionPage,
+    ExistingDecision,
+    held_decisions,
+)
 from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.predicate import predicate_reason
 from placement.scheduler.ocm.status import ScheduleStatus
@@ -86,6 +92,23 @@ class OcmScheduleResult:
         if self.outcome is None or self.outcome.requeue_at is None:
             return None
         return self.outcome.requeue_at - self.now
+
+    @property
+    def feasible(self) -> list[str] | None:
+        """Names left after every filter plugin, in inventory order; None when the filters did not all run."""
+        positions = None if self.outcome is None else self.outcome.feasible
+        return None if positions is None else [self.names[p] for p in positions.tolist()]
+
+    def held_decisions(self) -> list[dict[str, Any]]:
+        """The placement's PlacementDecisions as the hub holds them after this reconcile's writes."""
+        existing = [
+            ExistingDecision(d.name, d.labels, d.cluster_names)
+            for d in self.inventory.own_decisions(*self.placement.key)
+        ]
+        return [
+            {"name": d.name, "labels": dict(d.labels), "clusters": list(d.cluster_names)}
+            for d in held_decisions(existing, self.plan)
+        ]
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -276,14 +299,19 @@ class OcmScheduleResult:
         return report
 
     def to_report(self, *, summarise_outside: bool = False) -> dict[str, Any]:
-        """One item of `schedule -o json`: plain JSON types only.
+        """One item of `schedule -o json`: plain JSON types only, with two keys the stored explanation
+        leaves out: `feasible` (the names left after every filter plugin, or None) and `heldDecisions`
+        (`{name, labels, clusters}` of the placement's PlacementDecisions once the bind plan is done).
 
         `summarise_outside` lists only the clusters of the eligible sets and reports the others, which
         share one reason, as `outside: {count, reason}` (the stored explanation of a placement bound to
         a few sets of a 10k-cluster hub stays small).
         """
         columns, outside = self.cluster_columns(summarise_outside=summarise_outside)
-        return self._report(column_rows(columns), outside if summarise_outside else None)
+        report = self._report(column_rows(columns), outside if summarise_outside else None)
+        report["feasible"] = self.feasible
+        report["heldDecisions"] = self.held_decisions()
+        return report
 
     def to_explanation(self) -> dict[str, Any]:
         """The explanation stored on a placement: `to_report(summarise_outside=True)` with `clusters`

@@ -47,6 +47,9 @@ from placement.scheduler.ocm.taints import PLUGIN as TAINT_TOLERATION
 from placement.scheduler.ocm.taints import filter_taints, placement_requeue_time
 from placement.scheduler.ocm.types import Placement
 
+# the filter plugins of upstream's default scheduler, in pipeline order
+FILTER_PIPELINE = (PREDICATE, TAINT_TOLERATION)
+
 
 @dataclass(frozen=True, slots=True)
 class FilterRecord:
@@ -77,6 +80,13 @@ class SchedulingOutcome:
     def halted(self) -> bool:
         """True when a Misconfigured/Error status stopped the pipeline before sorting."""
         return self.scored is None
+
+    @property
+    def feasible(self) -> np.ndarray | None:
+        """Positions left after every filter plugin; None when a filter stopped the pipeline."""
+        if len(self.records) < len(FILTER_PIPELINE):
+            return None
+        return self.records[-1].positions
 
     def filter_results(self, names: Sequence[str]) -> list[dict[str, Any]]:
         """Upstream's FilterResults(): the last record shows the in-place sorted slice."""

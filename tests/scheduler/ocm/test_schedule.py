@@ -155,6 +155,11 @@ def test_stored_explanation_columns_agree_with_the_report_row_by_row():
     stored = result.to_explanation()
     columns = stored.pop("clusters")
     rows = report.pop("clusters")
+    # feasible clusters and held decisions are listed by the report only (the stored rows and decisions
+    # already say who passed the filters and what is to be written)
+    assert report.pop("feasible") == ["aws-1", "aws-4", "aws-5"]  # aws-2: untolerated taint
+    held = report.pop("heldDecisions")
+    assert [(d["name"], d["clusters"]) for d in held] == [("web-decision-1", ["aws-1", "aws-4"])]
     assert stored == report  # every other key, `outside` included
     assert report["outside"] == {
         "count": 1,
