@@ -473,7 +473,7 @@ class _Builder:
                 requirement["values"] = self.rng.sample(values, self.rng.randint(1, min(3, len(values))))
             requirements.append(requirement)
         if allow_invalid and self.chance(self.p.invalid_selector):
-            requirements.append(self.rng.choice(_INVALID_REQUIREMENTS))
+            requirements.append(self.rng.choice(INVALID_REQUIREMENTS))
         return requirements
 
     def _cel(self) -> str:
@@ -635,7 +635,7 @@ _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?")
 
 # Requirements the CRD admits (operator and values are free strings) but a LabelSelector refuses, so
 # the upstream scheduler reports the placement Misconfigured.
-_INVALID_REQUIREMENTS: tuple[dict[str, Any], ...] = (
+INVALID_REQUIREMENTS: tuple[dict[str, Any], ...] = (
     {"key": "env", "operator": "In", "values": []},
     {"key": "env", "operator": "Exists", "values": ["prod"]},
     {"key": "env", "operator": "Equals", "values": ["prod"]},

@@ -132,7 +132,11 @@ def fleet_verdict(report: Mapping[str, Any], existing: Sequence[ClusterResourceB
         "conditions": _conditions(report["conditions"]),
         "decisions": sorted(
             (
-                {key: decision[key] for key in ("clusterName", "selected", "clusterScore")}
+                {
+                    "clusterName": decision["clusterName"],
+                    "selected": decision["selected"],
+                    "clusterScore": _score(decision.get("clusterScore")),
+                }
                 for decision in report["decisions"]
             ),
             key=lambda decision: decision["clusterName"],
@@ -151,5 +155,12 @@ def _binding(spec: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "targetCluster": spec["targetCluster"],
         "state": spec["state"],
-        "clusterScore": decision.get("clusterScore"),
+        "clusterScore": _score(decision.get("clusterScore")),
     }
+
+
+def _score(wire: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A wire `clusterScore` (topology score named `priorityScore`) in the contract's names."""
+    if wire is None:
+        return None
+    return {"affinityScore": wire.get("affinityScore"), "topologySpreadScore": wire.get("priorityScore")}

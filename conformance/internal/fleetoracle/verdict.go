@@ -119,8 +119,9 @@ func (h *fakeHub) verdict(
 	return v, nil
 }
 
+// scoreOf reads a score without values (`clusterScore: {}`) as no score, as the contract does.
 func scoreOf(s *placementv1beta1.ClusterScore) *score {
-	if s == nil {
+	if s == nil || (s.AffinityScore == nil && s.TopologySpreadScore == nil) {
 		return nil
 	}
 	return &score{AffinityScore: s.AffinityScore, TopologySpreadScore: s.TopologySpreadScore}

@@ -719,8 +719,10 @@ def _decision(raw: Any, path: str) -> ClusterDecision | None:
         return None
     entry = _mapping(raw, path)
     score = None
-    if entry.get("clusterScore") is not None:
-        raw_score = _mapping(entry["clusterScore"], f"{path}.clusterScore")
+    given = entry.get("clusterScore")
+    raw_score = {} if given is None else _mapping(given, f"{path}.clusterScore")
+    # a score without values is no score: upstream's pointers stay nil
+    if raw_score.keys() & {"affinityScore", "priorityScore"}:
         score = ClusterScore(
             affinity_score=_integer(raw_score.get("affinityScore", 0), f"{path}.clusterScore.affinityScore"),
             # the API names the topology spread score `priorityScore` on the wire
