@@ -204,7 +204,13 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> celtypes.ListType | C
     return celtypes.ListType(celtypes.StringType(m) for m in matches)
 
 
-# --- lists (k8s `Lists`; `min` is celpy's own macro, with the same result) ------------------------
+# --- lists (k8s `Lists`) -----------------------------------------------------------------------
+
+
+def _min(items: Sequence[Any]) -> Any:
+    if not items:
+        return _error("min called on empty list")
+    return min(items)
 
 
 def _max(items: Sequence[Any]) -> Any:
@@ -790,6 +796,7 @@ LIBRARY_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "patch": lambda version: celtypes.IntType(version.patch),
     "find": _find,
     "findAll": _find_all,
+    "min": _min,
     "max": _max,
     "url": _url,
     "isURL": _is_url,
