@@ -56,8 +56,8 @@ _GLOBAL_FUNCTIONS = frozenset(
     {
         "size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
         "matches", "semver", "isSemver", "ip.isCanonical", "url", "isURL", "quantity",
-        "isQuantity", "ip", "isIP", "cidr", "isCIDR",
-        "optional.of", "optional.ofNonZeroValue", "optional.none", "strings.quote",
+        "isQuantity", "sign", "ip", "isIP", "cidr", "isCIDR",
+        "optional.of", "optional.ofNonZeroValue", "optional.none", "optional.unwrap", "strings.quote",
         "format.named", "format.dns1123Label", "format.dns1123Subdomain", "format.dns1035Label",
         "format.qualifiedName", "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
         "format.dns1035LabelPrefix", "format.labelValue", "format.uri", "format.uuid", "format.byte",
@@ -75,11 +75,11 @@ _MEMBER_FUNCTIONS = frozenset(
         "trim", "join", "format", "reverse",
         "isSorted", "sum", "min", "max", "find", "findAll", "major", "minor", "patch",
         "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
-        "isInteger", "asInteger", "asApproximateFloat", "sign", "add", "sub", "isGreaterThan",
+        "isInteger", "asInteger", "asApproximateFloat", "add", "sub", "isGreaterThan",
         "isLessThan", "compareTo",
         "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
         "isGlobalUnicast", "isCanonical", "containsIP", "containsCIDR", "ip", "masked", "prefixLength",
-        "validate", "hasValue", "value", "or", "orValue",
+        "validate", "hasValue", "value", "or", "orValue", "first", "last", "unwrapOpt",
     }
 )  # fmt: skip
 

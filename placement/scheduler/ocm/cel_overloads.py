@@ -177,7 +177,7 @@ isQuantity(string) bool
 kubernetes.Quantity.isInteger() bool
 kubernetes.Quantity.asInteger() int
 kubernetes.Quantity.asApproximateFloat() double
-kubernetes.Quantity.sign() int
+sign(kubernetes.Quantity) int
 kubernetes.Quantity.add(kubernetes.Quantity) kubernetes.Quantity
 kubernetes.Quantity.add(int) kubernetes.Quantity
 kubernetes.Quantity.sub(kubernetes.Quantity) kubernetes.Quantity
@@ -217,6 +217,10 @@ optional(A).value() A
 optional(A).hasValue() bool
 optional(A).or(optional(A)) optional(A)
 optional(A).orValue(A) A
+list(A).first() optional(A)
+list(A).last() optional(A)
+optional.unwrap(list(optional(A))) list(A)
+list(optional(A)).unwrapOpt() list(A)
 dyn.scores(string) list(dyn)
 string.parseJSON() dyn
 """

@@ -42,6 +42,12 @@ UPSTREAM_RESULTS = [
     ("optional.of([1]).optFlatMap(x, x[?0]).hasValue()", True),
     ("optional.of(1) == optional.of(1)", True),
     ('optional.ofNonZeroValue("").hasValue()', False),
+    ("[1,2].first().value() == 1", True),
+    ("[1,2].last().value() == 2", True),
+    ("[].first().hasValue()", False),
+    ("optional.unwrap([optional.of(1), optional.none()]) == [1]", True),
+    ("[optional.of(1)].unwrapOpt() == [1]", True),
+    ("dyn([1]).unwrapOpt() == [1]", False),
     # the syntax belongs to the grammar: inside a string it is text
     ('"a.?b" == "a.?b"', True),
     # refused: has() needs a plain selection, `?` entries need optional values, orValue a matching type
@@ -49,6 +55,7 @@ UPSTREAM_RESULTS = [
     ("[?1] == [1]", None),
     ('{?"a": 1}.size() == 1', None),
     ('optional.of(1).orValue("x") == 1', None),
+    ("[1].unwrapOpt() == [1]", None),
 ]
 
 

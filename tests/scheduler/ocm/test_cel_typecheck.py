@@ -42,6 +42,7 @@ UPSTREAM_RESULTS = [
     ('string(semver("1.0.0")) == "1.0.0"', None),
     ('isSemver("1.0.0", true)', None),
     ('quantity("1").isLessThan(1)', None),
+    ('quantity("-1").sign() == -1', None),
     ("managedCluster.metadata.name.size() == 1u", None),
     # selection and indexing need maps (or dyn), lists take int indexes
     ("1.a", None),
@@ -66,6 +67,7 @@ UPSTREAM_RESULTS = [
     ('string(ip("1.2.3.4")) == "1.2.3.4"', True),
     ('cidr("10.0.0.0/8").containsIP(ip("10.0.0.1"))', True),
     ('quantity("1").add(1).isInteger()', True),
+    ('sign(quantity("-1")) == -1', True),
     ('format.named("dns1123Label").value().validate("x").hasValue()', False),
     ('"a".parseJSON() == 1', False),
     ("[1].map(x, x == 1, x).size() == 1", True),
