@@ -3,15 +3,16 @@
 upstream: ocm `pkg/placement/helpers/cel.go` with the environment of sdk-go `pkg/cel` (variable
 `managedCluster`, member function `scores`, `parseJSON`, and the k8s `BaseEnvOpts` libraries).
 
-Parsing and evaluation use cel-python (`celpy`), which does not type-check. cel-go's checker is
-reproduced for what matters here: every identifier must be `managedCluster`, a type name or a
-comprehension variable, and every function must exist in the upstream environment, otherwise the
-expression fails to COMPILE with cel-go's `undeclared reference to '<name>' (in container '')`.
-Namespaced functions (`optional.of`, `format.dns1123Label`, `ip.isCanonical`, `strings.quote`) are
-resolved while checking, and a constant regular expression of `find`/`findAll` is compiled then, as
-cel-go's regex optimization does when it builds the program. Evaluation is bounded by a step budget
-shared by one cluster's expressions (upstream shares a cost budget); a non-bool result, a runtime error
-or an exhausted budget is "no match", never an exception. The library functions are in `cel_library`.
+Parsing uses cel-python's grammar with cel-go's optional syntax (`cel_syntax`). Compiling checks as
+cel-go does: every identifier must be `managedCluster`, a type name or a comprehension variable, and
+every function must exist in the upstream environment (`undeclared reference to '<name>' (in container
+'')`); then the types (`cel_check`): a call no overload accepts fails to compile. Namespaced functions
+(`optional.of`, `format.dns1123Label`, `ip.isCanonical`, `strings.quote`) are resolved while checking,
+and a constant regular expression of `find`/`findAll` is compiled then, as cel-go's regex optimization
+does when it builds the program. Evaluation (`cel_evaluator`) follows cel-go's runtime cost: one
+expression stops past the per-call limit, and one cluster's expressions share the runtime budget
+(`cel_cost`); a non-bool result, a runtime error or an exceeded limit is "no match", never an exception.
+The library functions are in `cel_library`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import cache, lru_cache
 from typing import Any, TypeAlias
@@ -28,9 +30,11 @@ import celpy
 import lark
 from celpy import celtypes
 from celpy.adapter import json_to_cel
-from celpy.celparser import CELParseError
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
+from placement.scheduler.ocm.cel_check import CelTypeError, check_types
+from placement.scheduler.ocm.cel_cost import RUNTIME_BUDGET, CostLimitExceeded, CostTracker
+from placement.scheduler.ocm.cel_evaluator import CelEvaluator, CostPlan, plan_costs
 from placement.scheduler.ocm.cel_library import (
     FORMAT_CLAUSE_KINDS,
     LIBRARY_FUNCTIONS,
@@ -38,6 +42,7 @@ from placement.scheduler.ocm.cel_library import (
     compile_regex,
     format_clauses,
 )
+from placement.scheduler.ocm.cel_syntax import TYPE_NAMES, parse, unwrap
 from placement.scheduler.quantity import QuantityError, approx_float, parse_quantity
 
 ScoresProvider = Callable[[str], list[dict[str, Any]]]
@@ -45,21 +50,14 @@ ScoresProvider = Callable[[str], list[dict[str, Any]]]
 CelTree: TypeAlias = lark.Tree[lark.Token]
 
 CLUSTER_VARIABLE = "managedCluster"
-# Evaluator steps (AST node visits) one cluster may spend over all its expressions.
-EVALUATION_STEP_BUDGET = 50_000
-
-# Identifiers cel-go declares besides `managedCluster`: the type names usable as values.
-_TYPE_IDENTIFIERS = frozenset(
-    {"bool", "bytes", "double", "int", "list", "map", "null_type", "string", "type", "uint"}
-)
 
 # Global functions of the upstream environment (standard, ext.Strings, k8s libraries, OCM json).
 _GLOBAL_FUNCTIONS = frozenset(
     {
         "size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
-        "matches", "parseJSON", "semver", "isSemver", "ip.isCanonical", "url", "isURL", "quantity",
-        "isQuantity", "ip", "isIP", "cidr", "isCIDR",
-        "optional.of", "optional.ofNonZeroValue", "optional.none", "strings.quote",
+        "matches", "semver", "isSemver", "ip.isCanonical", "url", "isURL", "quantity",
+        "isQuantity", "sign", "ip", "isIP", "cidr", "isCIDR",
+        "optional.of", "optional.ofNonZeroValue", "optional.none", "optional.unwrap", "strings.quote",
         "format.named", "format.dns1123Label", "format.dns1123Subdomain", "format.dns1035Label",
         "format.qualifiedName", "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
         "format.dns1035LabelPrefix", "format.labelValue", "format.uri", "format.uuid", "format.byte",
@@ -70,39 +68,24 @@ _GLOBAL_FUNCTIONS = frozenset(
 # Receiver-style functions of the same environment, including OCM's `managedCluster.scores(name)`.
 _MEMBER_FUNCTIONS = frozenset(
     {
-        "scores", "size", "contains", "startsWith", "endsWith", "matches",
+        "scores", "parseJSON", "size", "contains", "startsWith", "endsWith", "matches",
         "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours",
         "getMilliseconds", "getMinutes", "getMonth", "getSeconds",
         "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring",
         "trim", "join", "format", "reverse",
         "isSorted", "sum", "min", "max", "find", "findAll", "major", "minor", "patch",
         "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
-        "isInteger", "asInteger", "asApproximateFloat", "sign", "add", "sub", "isGreaterThan",
+        "isInteger", "asInteger", "asApproximateFloat", "add", "sub", "isGreaterThan",
         "isLessThan", "compareTo",
         "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
         "isGlobalUnicast", "isCanonical", "containsIP", "containsCIDR", "ip", "masked", "prefixLength",
-        "validate", "hasValue", "value", "or", "orValue",
+        "validate", "hasValue", "value", "or", "orValue", "first", "last", "unwrapOpt",
     }
 )  # fmt: skip
 
 # Member macros that bind a variable: name -> accepted argument counts.
 _COMPREHENSIONS = {"all": (2,), "exists": (2,), "exists_one": (2,), "filter": (2,), "map": (2, 3)}
 _OPTIONAL_MACROS = {"optMap": (2,), "optFlatMap": (2,)}
-
-# Grammar nodes that only wrap their single child (precedence levels).
-_WRAPPERS = frozenset(
-    {
-        "expr",
-        "conditionalor",
-        "conditionaland",
-        "relation",
-        "addition",
-        "multiplication",
-        "unary",
-        "member",
-        "primary",
-    }
-)
 
 
 class CelCompileError(Exception):
@@ -137,12 +120,6 @@ def _undeclared(token: lark.Token, name: str) -> _Issue:
     return _Issue(token.line or 1, token.column or 1, f"undeclared reference to '{name}' (in container '')")
 
 
-def _unwrap(node: Any) -> Any:
-    while isinstance(node, lark.Tree) and node.data in _WRAPPERS and len(node.children) == 1:
-        node = node.children[0]
-    return node
-
-
 def _arguments(node: CelTree, index: int) -> list[Any]:
     """The expressions of the optional `exprlist` child at `index`."""
     child = node.children[index] if len(node.children) > index else None
@@ -158,7 +135,7 @@ def _name(node: CelTree, index: int) -> lark.Token:
 
 def _qualified_name(node: Any) -> str | None:
     """`a.b.c` written as plain selections of an identifier, else None."""
-    node = _unwrap(node)
+    node = unwrap(node)
     if isinstance(node, lark.Tree) and node.data == "ident":
         return str(node.children[0])
     if isinstance(node, lark.Tree) and node.data == "member_dot":
@@ -187,7 +164,7 @@ class _Checker:
 
     def _check_ident(self, node: CelTree, scope: frozenset[str]) -> None:
         token = _name(node, 0)
-        if token not in scope and token != CLUSTER_VARIABLE and token not in _TYPE_IDENTIFIERS:
+        if token not in scope and token != CLUSTER_VARIABLE and token not in TYPE_NAMES:
             self.issues.append(_undeclared(token, str(token)))
 
     def _check_dot_ident(self, node: CelTree, scope: frozenset[str]) -> None:
@@ -208,7 +185,7 @@ class _Checker:
         self._check_ident_arg(node, frozenset())
 
     def _check_has(self, token: lark.Token, arguments: list[Any], scope: frozenset[str]) -> None:
-        selection = _unwrap(arguments[0]) if len(arguments) == 1 else None
+        selection = unwrap(arguments[0]) if len(arguments) == 1 else None
         if not (isinstance(selection, lark.Tree) and selection.data == "member_dot"):
             self.issues.append(_Issue(token.line or 1, token.column or 1, "invalid argument to has() macro"))
             return
@@ -251,7 +228,7 @@ class _Checker:
 
     def _check_constant_format(self, token: lark.Token, receiver: Any, argument: Any) -> None:
         """cel-go's string.format validator: a literal template against a list literal's elements."""
-        template, elements = _string_literal(receiver), _unwrap(argument)
+        template, elements = _string_literal(receiver), unwrap(argument)
         if template is None or not (isinstance(elements, lark.Tree) and elements.data == "list_lit"):
             return
         kinds = [_literal_kind(element) for element in _arguments(elements, 0)]
@@ -271,7 +248,7 @@ class _Checker:
 
     def _check_comprehension(self, receiver: Any, arguments: list[Any], scope: frozenset[str]) -> None:
         self.check(receiver, scope)
-        variable = _unwrap(arguments[0])
+        variable = unwrap(arguments[0])
         if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
             meta = arguments[0].meta
             self.issues.append(_Issue(meta.line, meta.column, "argument must be a simple name"))
@@ -292,30 +269,42 @@ class _Checker:
 def _parse(expression: str) -> CelTree:
     """Parse one expression, raising CelCompileError with cel-go-style syntax issues."""
     try:
-        return _environment().compile(expression)
-    except CELParseError as exc:
-        line, column = exc.line or 1, max(exc.column or 1, 1)
-        summary = str(exc.args[1] if len(exc.args) > 1 else exc).splitlines()[0]
+        return parse(expression)
+    except lark.exceptions.UnexpectedInput as exc:
+        line, column = exc.line if exc.line > 0 else 1, max(exc.column, 1)
+        summary = str(exc).splitlines()[0]
         raise CelCompileError(_Issue(line, column, f"Syntax error: {summary}").display(expression)) from None
     except lark.exceptions.LarkError as exc:
         issue = _Issue(1, len(expression) + 1, f"Syntax error: {str(exc).splitlines()[0]}")
         raise CelCompileError(issue.display(expression)) from None
 
 
-def _compile_expression(expression: str) -> CelTree:
+@dataclass(frozen=True, slots=True)
+class _Program:
+    """A checked expression and what its evaluation costs beyond one unit per step."""
+
+    tree: CelTree
+    costs: CostPlan
+
+
+def _compile_expression(expression: str) -> _Program:
     tree = _parse(expression)
     checker = _Checker()
     checker.check(tree, frozenset())
     if checker.issues:
         issues = sorted(set(checker.issues), key=lambda issue: (issue.line, issue.column, issue.message))
         raise CelCompileError("\n".join(issue.display(expression) for issue in issues))
+    try:
+        checked = check_types(tree)
+    except CelTypeError as exc:
+        raise CelCompileError(_Issue(exc.line, exc.column, exc.message).display(expression)) from None
     if checker.instantiation_issues:
         raise CelCompileError(checker.instantiation_issues[0], stage="instantiation")
-    return tree
+    return _Program(tree, plan_costs(tree, checked.cost_tags))
 
 
 def _is_cluster_variable(node: Any) -> bool:
-    node = _unwrap(node)
+    node = unwrap(node)
     return isinstance(node, lark.Tree) and node.data == "ident" and node.children[0] == CLUSTER_VARIABLE
 
 
@@ -324,7 +313,7 @@ _NOT_A_LITERAL = object()
 
 def _literal_value(node: Any) -> Any:
     """The value of a literal expression, or `_NOT_A_LITERAL`."""
-    node = _unwrap(node)
+    node = unwrap(node)
     if not (isinstance(node, lark.Tree) and node.data == "literal"):
         return _NOT_A_LITERAL
     try:
@@ -341,7 +330,7 @@ def _string_literal(node: Any) -> str | None:
 
 def _literal_kind(node: Any) -> str:
     """The CEL type name of a literal expression as the checker knows it, `dyn` for anything else."""
-    node = _unwrap(node)
+    node = unwrap(node)
     if isinstance(node, lark.Tree) and node.data in ("list_lit", "map_lit"):
         return str(node.data).removesuffix("_lit")
     value = _literal_value(node)
@@ -368,9 +357,12 @@ def _cluster_fields(tree: CelTree) -> frozenset[str] | None:
     for node in tree.iter_subtrees():
         if not node.children or not _is_cluster_variable(node.children[0]):
             continue
-        if node.data == "member_dot":
+        if node.data in ("member_dot", "member_dot_opt"):
             fields.add(str(node.children[1]))
-        elif node.data == "member_index" and (key := _string_literal(node.children[1])) is not None:
+        elif (
+            node.data in ("member_index", "member_index_opt")
+            and (key := _string_literal(node.children[1])) is not None
+        ):
             fields.add(key)
         elif node.data == "member_dot_arg" and node.children[1] == "scores":
             fields.add("metadata")  # upstream scores() reads metadata.name
@@ -537,6 +529,28 @@ def _sign(quantity: _CelQuantity) -> celtypes.IntType:
     return celtypes.IntType((quantity.exact > 0) - (quantity.exact < 0))
 
 
+def _quantity_of(exact: Fraction) -> _CelQuantity:
+    # quantities are decimal (or binary, hence integral) numbers, so the decimal text is exact
+    with localcontext() as context:
+        context.prec = 80
+        text = format(Decimal(exact.numerator) / Decimal(exact.denominator), "f")
+    return _CelQuantity(text, exact)
+
+
+def _quantity_add(quantity: _CelQuantity, other: Any) -> _CelQuantity | CELEvalError:
+    """k8s Quantity `add`, of another quantity or of an int."""
+    if isinstance(other, _CelQuantity):
+        return _quantity_of(quantity.exact + other.exact)
+    if isinstance(other, int) and not isinstance(other, celtypes.BoolType):
+        return _quantity_of(quantity.exact + other)
+    return _error("no such overload: add")
+
+
+def _quantity_sub(quantity: _CelQuantity, other: Any) -> _CelQuantity | CELEvalError:
+    negated = _CelQuantity(other.text, -other.exact) if isinstance(other, _CelQuantity) else -other
+    return _quantity_add(quantity, negated)
+
+
 _RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     **LIBRARY_FUNCTIONS,
     "parseJSON": _parse_json,
@@ -561,6 +575,8 @@ _RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "asInteger": _as_integer,
     "asApproximateFloat": _as_approximate_float,
     "sign": _sign,
+    "add": _quantity_add,
+    "sub": _quantity_sub,
 }
 
 
@@ -582,42 +598,12 @@ def _scores_function(provider: ScoresProvider) -> Callable[[Any, Any], Any]:
 # --- evaluation ----------------------------------------------------------------------------------
 
 
-class _BudgetExceeded(Exception):
-    """The evaluation of one cluster ran out of steps."""
-
-
-class _StepBudget:
-    def __init__(self, steps: int) -> None:
-        self.remaining = steps
-
-    def spend(self) -> None:
-        self.remaining -= 1
-        if self.remaining < 0:
-            raise _BudgetExceeded
-
-
-class _BudgetedEvaluator(Evaluator):
-    """celpy's interpreter, charging one step per visited node (comprehension bodies included)."""
-
-    def __init__(self, ast: CelTree, activation: Activation, budget: _StepBudget) -> None:
-        super().__init__(ast, activation)
-        self._budget = budget
-
-    def sub_evaluator(self, ast: CelTree) -> Evaluator:
-        return _BudgetedEvaluator(ast, self.activation, self._budget)
-
-    def _visit_tree(self, tree: CelTree) -> Any:
-        # lark routes `visit` and `visit_children` through here
-        self._budget.spend()
-        return super()._visit_tree(tree)
-
-
 class CelSelector:
     """The compiled `celExpressions` of one predicate; `matches` is the AND of all of them."""
 
-    def __init__(self, programs: tuple[CelTree, ...]) -> None:
+    def __init__(self, programs: tuple[_Program, ...]) -> None:
         self._programs = programs
-        fields = [_cluster_fields(program) for program in programs]
+        fields = [_cluster_fields(program.tree) for program in programs]
         known = [field for field in fields if field is not None]
         self._fields = frozenset[str]().union(*known) if len(known) == len(fields) else None
 
@@ -646,19 +632,24 @@ class CelSelector:
         except (ValueError, TypeError):
             return False
         functions = {**_RUNTIME_FUNCTIONS, "scores": _scores_function(scores)}
-        budget = _StepBudget(EVALUATION_STEP_BUDGET)
-        return all(self._evaluate(program, cluster, functions, budget) for program in self._programs)
-
-    @staticmethod
-    def _evaluate(program: CelTree, cluster: Any, functions: dict[str, Any], budget: _StepBudget) -> bool:
         activation = Activation(annotations=_environment().annotations, functions=functions)
-        evaluator = _BudgetedEvaluator(program, activation, budget)
-        try:
-            result = evaluator.evaluate({CLUSTER_VARIABLE: cluster})
-        # any failure (budget, runtime error, a form celpy cannot run) is "no match" upstream
-        except Exception:
-            return False
-        return isinstance(result, celtypes.BoolType) and bool(result)
+        budget = RUNTIME_BUDGET
+        for program in self._programs:
+            tracker = CostTracker()
+            evaluator = CelEvaluator(program.tree, activation, tracker, program.costs)
+            try:
+                result = evaluator.evaluate({CLUSTER_VARIABLE: cluster})
+            except CostLimitExceeded:
+                return False
+            # a runtime error, or a form cel-python cannot run, is "no match" upstream
+            except Exception:
+                result = None
+            # upstream (ocm `CostCalculation`) fails the cluster once its expressions' costs exceed the
+            # budget, and stops at the first expression that is not true
+            budget -= tracker.cost
+            if budget < 0 or not (isinstance(result, celtypes.BoolType) and result):
+                return False
+        return True
 
 
 @lru_cache(maxsize=1024)

@@ -81,6 +81,21 @@ def _or_value(optional: CelOptional, default: Any) -> Any:
     return optional.value if optional.present else default
 
 
+def _first(items: Sequence[Any]) -> CelOptional:
+    return CelOptional(items[0], True) if items else _NONE
+
+
+def _last(items: Sequence[Any]) -> CelOptional:
+    return CelOptional(items[-1], True) if items else _NONE
+
+
+def _unwrap(items: Sequence[Any]) -> celtypes.ListType | CELEvalError:
+    """`optional.unwrap(list)` / `list.unwrapOpt()`: the values of the optionals that have one."""
+    if not all(isinstance(item, CelOptional) for item in items):
+        return _error("value is not optional")
+    return celtypes.ListType(item.value for item in items if item.present)
+
+
 # --- semver (k8s `SemverLib`, parsing as github.com/blang/semver/v4 `Parse`) --------------------
 
 _NUMERIC = re.compile(r"[0-9]+")
@@ -204,7 +219,13 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> celtypes.ListType | C
     return celtypes.ListType(celtypes.StringType(m) for m in matches)
 
 
-# --- lists (k8s `Lists`; `min` is celpy's own macro, with the same result) ------------------------
+# --- lists (k8s `Lists`) -----------------------------------------------------------------------
+
+
+def _min(items: Sequence[Any]) -> Any:
+    if not items:
+        return _error("min called on empty list")
+    return min(items)
 
 
 def _max(items: Sequence[Any]) -> Any:
@@ -783,6 +804,10 @@ LIBRARY_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "value": _value,
     "or": _or,
     "orValue": _or_value,
+    "first": _first,
+    "last": _last,
+    "optional.unwrap": _unwrap,
+    "unwrapOpt": _unwrap,
     "semver": _semver,
     "isSemver": _is_semver,
     "major": lambda version: celtypes.IntType(version.major),
@@ -790,6 +815,7 @@ LIBRARY_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "patch": lambda version: celtypes.IntType(version.patch),
     "find": _find,
     "findAll": _find_all,
+    "min": _min,
     "max": _max,
     "url": _url,
     "isURL": _is_url,

@@ -1,0 +1,26 @@
+"""The ManagedCluster the CEL tests evaluate against, as upstream's expected results were produced on it."""
+
+CLUSTER = {
+    "apiVersion": "cluster.open-cluster-management.io/v1",
+    "kind": "ManagedCluster",
+    "metadata": {
+        "name": "cluster1",
+        "labels": {
+            "region": "us-east-1",
+            "env": "prod",
+            "version": "1.30.2",
+            "ip": "10.0.0.5",
+            "api": "https://api.c1.example.com:6443/v1/x?a=1&a=2&b=%20c",
+        },
+    },
+    "spec": {"hubAcceptsClient": True},
+    "status": {
+        "version": {"kubernetes": "v1.30.2"},
+        "clusterClaims": [{"name": "platform.open-cluster-management.io", "value": "AWS"}],
+    },
+}
+
+
+def no_scores(resource_name: str) -> list[dict[str, object]]:
+    """The cluster has no AddOnPlacementScores: `scores()` is an error, as with upstream's nil lister."""
+    raise LookupError(resource_name)
