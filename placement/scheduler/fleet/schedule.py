@@ -444,7 +444,7 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
     topology = TopologySpread(run.inventory, constraints, run.held) if constraints else None
     violation = np.full(len(run.inventory), NO_VIOLATION)
     topology_scores = np.zeros(len(run.inventory), dtype=np.int64)
-    # set once: an obsolete binding picked in one cycle is held in the next, so its flag no longer counts
+    # upstream SamePlacementAffinity: 1 on a cluster holding an obsolete binding when the cycle starts
     obsolete = np.zeros(len(run.inventory), dtype=np.int64)
     obsolete[[run.inventory.index[b.target_cluster] for b in groups.obsolete]] = 1
     cycles = 0
@@ -474,6 +474,8 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
         existing_scheduled, existing_bound = list(groups.scheduled), list(groups.bound)
         created, patched, to_delete = run.cross_reference(picked, scores)
         run.apply(created, patched, to_delete, topology)
+        # every obsolete binding is now re-pointed (held) or marked Unscheduled: no later cycle sees one
+        obsolete[:] = 0
         if not final and len(created) + len(patched) == limit:
             continue
         if not final:
