@@ -38,6 +38,7 @@ FEATURES: dict[str, float] = {
     "term_label_selector": 0.7,
     "term_property_selector": 0.5,
     "term_property_range": 0.3,  # a Gt/Ge and a Lt/Le requirement on one property
+    "term_property_contradiction": 0.2,  # ... or two that no value satisfies together
     "preference_label_selector": 0.5,
     "preference_property_sorter": 0.6,
     "status_property": 0.5,  # a selector or sorter on status.properties rather than resource usage
@@ -137,6 +138,10 @@ SELECTOR_VALUES: dict[str, tuple[str, ...]] = {
 # Admitted by the webhook, refused by the scheduler: a value that is no quantity, a resource name
 # with a dash (upstream splits "<capacity>-<resource>" into exactly two parts).
 ERROR_PROPERTIES = (NON_NUMERIC_PROPERTY[0], RESOURCE_PREFIX + "available-ephemeral-storage")
+# Operator pairs on one property that no value satisfies when the first compares with the larger of two
+# drawn values and the second with the smaller (Eq/Ne: both with the smaller); two spellings of one
+# value ("4", "4000m") still meet at that value under Ge/Le and Eq/Eq.
+CONTRADICTIONS = (("Gt", "Lt"), ("Ge", "Lt"), ("Gt", "Le"), ("Ge", "Le"), ("Eq", "Ne"), ("Eq", "Eq"))
 WEIGHTS = (-100, -50, -7, -1, 0, 1, 7, 8, 20, 40, 100)
 
 
@@ -389,10 +394,10 @@ def _numeric_property(rng: random.Random) -> tuple[str, tuple[str, ...]]:
 
 
 def _property_requirements(rng: random.Random) -> list[dict[str, Any]]:
-    """Requirements over distinct properties, at most a lower and an upper bound on one of them.
+    """Requirements over distinct properties, at most two of them on one property.
 
-    Two requirements on one property are always a non-empty range: the webhook of this release does
-    not look for contradictions, but ours refuses them, and such a case would test the parser only.
+    Two requirements on one property are a range or, as often, a contradiction: the webhook of this
+    release does not look for contradictions, so a term no cluster can match is admitted.
     """
     requirements = []
     seen: set[str] = set()
@@ -405,6 +410,12 @@ def _property_requirements(rng: random.Random) -> list[dict[str, Any]]:
         seen.add(name)
         if _chance(rng, "term_property_range"):
             low, high = sorted(rng.sample(values, 2), key=parse_quantity)
+            if _chance(rng, "term_property_contradiction"):
+                first, second = rng.choice(CONTRADICTIONS)
+                larger = low if second == "Ne" else high
+                requirements.append({"name": name, "operator": first, "values": [larger]})
+                requirements.append({"name": name, "operator": second, "values": [low]})
+                continue
             if parse_quantity(low) < parse_quantity(high):
                 requirements.append({"name": name, "operator": rng.choice(("Gt", "Ge")), "values": [low]})
                 requirements.append({"name": name, "operator": rng.choice(("Lt", "Le")), "values": [high]})

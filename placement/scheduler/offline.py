@@ -134,11 +134,14 @@ def _crp_report(
     try:
         return schedule_crp(crp, inventory, bindings, now).to_report()
     except SchedulingError as exc:
-        # upstream aborts the cycle and writes nothing (e.g. a malformed resource property name); the
-        # error is requeued with backoff, not after a delay the cycle asked for
-        lists = ("selected", "clusters", "conditions", "decisions", "events", "bindings")
+        # upstream aborts the cycle (e.g. a malformed resource property name) and writes no status; the
+        # bindings written before the failing step stay; the error is requeued with backoff, not after a
+        # delay the cycle asked for
+        lists = ("selected", "clusters", "conditions", "decisions", "events")
         report: dict[str, Any] = {"kind": CLUSTER_RESOURCE_PLACEMENT, "namespace": None, "name": crp.name}
-        return {**report, **{key: [] for key in lists}, "error": str(exc), "requeueAfterSeconds": None}
+        report.update({key: [] for key in lists})
+        report["bindings"] = [binding.to_manifest() for binding in exc.written]
+        return {**report, "error": str(exc), "requeueAfterSeconds": None}
 
 
 def _ocm_inventory(parsed: ParsedManifests) -> OcmInventory:

@@ -18,6 +18,7 @@ from placement.scheduler.documents import Document
 from placement.scheduler.fleet.eligibility import eligibility_reason
 from placement.scheduler.fleet.manifests import parse_member_cluster
 from placement.scheduler.offline import run_offline
+from placement.scheduler.quantity import parse_quantity
 from placement.scheduler.timeutil import parse_time
 
 CASES = 300
@@ -99,6 +100,24 @@ def _property_kind(name: str) -> str:
     return "property"
 
 
+def _contradicting(requirements: list[dict[str, Any]]) -> bool:
+    """Whether two requirements on one property leave no value: crossed bounds, or an Eq that the other
+    requirement excludes."""
+    for first in requirements:
+        for second in requirements:
+            if first is second or first["name"] != second["name"]:
+                continue
+            low, high = parse_quantity(first["values"][0]), parse_quantity(second["values"][0])
+            pair = (first["operator"], second["operator"])
+            if pair in (("Gt", "Lt"), ("Ge", "Lt"), ("Gt", "Le")) and low >= high:
+                return True
+            if (pair == ("Ge", "Le") and low > high) or (pair == ("Eq", "Ne") and low == high):
+                return True
+            if pair == ("Eq", "Eq") and low != high:
+                return True
+    return False
+
+
 def _policy_features(policy: dict[str, Any] | None, fleet: dict[str, bool]) -> Iterator[str]:
     """`fleet` maps each MemberCluster's name to whether it is eligible."""
     if policy is None:
@@ -124,6 +143,8 @@ def _policy_features(policy: dict[str, Any] | None, fleet: dict[str, bool]) -> I
             yield f"required {_property_kind(requirement['name'])}"
         if len({r["name"] for r in requirements}) < len(requirements):
             yield "required property range"
+        if _contradicting(requirements):
+            yield "required property contradiction"
     for preferred in affinity.get("preferredDuringSchedulingIgnoredDuringExecution", []):
         weight = preferred["weight"]
         yield (
@@ -226,6 +247,7 @@ EXPECTED = [
     ),
     *(f"required label {op}" for op in ("In", "NotIn", "Exists", "DoesNotExist")),
     *("required matchLabels", "required empty label selector", "required property range"),
+    "required property contradiction",
     *(f"required property {op}" for op in ("Gt", "Ge", "Lt", "Le", "Eq", "Ne")),
     *(f"required resource {kind}" for kind in ("total", "allocatable", "available")),
     "required property",

@@ -159,10 +159,11 @@ def affinity_scores(
 ) -> np.ndarray:
     """AffinityScore (int64) of each candidate: the sum over preferred terms with a non-zero weight."""
     scores = np.zeros(len(inventory), dtype=np.int64)
+    if extremes is None:
+        # upstream PreScore scans every sorter of every preferred term, weight 0 included, and may fail
+        extremes = observed_extremes(inventory, preferred)
     if not any(term.weight for term in preferred):
         return scores
-    if extremes is None:
-        extremes = observed_extremes(inventory, preferred)
     for term in preferred:
         if term.weight == 0:
             continue

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import Any
 
 from placement.scheduler.errors import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, ManifestError, in_range
@@ -316,51 +315,14 @@ def _requirement(raw: Any, path: str) -> PropertySelectorRequirement:
     return PropertySelectorRequirement(name, operator, values)
 
 
-def _contradiction(requirements: list[PropertySelectorRequirement]) -> str | None:
-    """Why requirements on one property can never hold together, or None."""
-    equal: set[Fraction] = set()
-    not_equal: set[Fraction] = set()
-    lower: tuple[Fraction, bool] | None = None  # (bound, strict)
-    upper: tuple[Fraction, bool] | None = None
-    for requirement in requirements:
-        value = parse_quantity(requirement.values[0])
-        if requirement.operator == "Eq":
-            equal.add(value)
-        elif requirement.operator == "Ne":
-            not_equal.add(value)
-        elif requirement.operator in ("Gt", "Ge"):
-            strict = requirement.operator == "Gt"
-            if lower is None or value > lower[0] or (value == lower[0] and strict):
-                lower = (value, strict)
-        elif upper is None or value < upper[0] or (value == upper[0] and requirement.operator == "Lt"):
-            upper = (value, requirement.operator == "Lt")
-    if len(equal) > 1:
-        return "two Eq requirements with different values"
-    if equal & not_equal:
-        return "an Eq and a Ne requirement with the same value"
-    if lower and upper and (lower[0] > upper[0] or (lower[0] == upper[0] and (lower[1] or upper[1]))):
-        return "the Gt/Ge and Lt/Le requirements leave an empty interval"
-    for value in equal:
-        if lower and (value < lower[0] or (value == lower[0] and lower[1])):
-            return "the Eq value is outside the bounds set by the other requirements"
-        if upper and (value > upper[0] or (value == upper[0] and upper[1])):
-            return "the Eq value is outside the bounds set by the other requirements"
-    return None
-
-
 def _property_selector(raw: Any, path: str) -> tuple[PropertySelectorRequirement, ...]:
     selector = _mapping(raw, path)
     where = f"{path}.matchExpressions"
-    requirements = [
+    # upstream's webhook does not look for requirements that contradict each other (it leaves that as
+    # a TODO): such a term is admitted and simply matches no cluster
+    return tuple(
         _requirement(r, f"{where}[{i}]") for i, r in enumerate(_list(selector.get("matchExpressions"), where))
-    ]
-    by_name: dict[str, list[PropertySelectorRequirement]] = {}
-    for requirement in requirements:
-        by_name.setdefault(requirement.name, []).append(requirement)
-    for name, group in by_name.items():
-        if (why := _contradiction(group)) is not None:
-            raise ManifestError(where, f"requirements on property {name} contradict each other: {why}")
-    return tuple(requirements)
+    )
 
 
 def _sorter(entry: Mapping[str, Any], path: str, warn: Warn) -> PropertySorter | None:

@@ -327,14 +327,7 @@ class _Run:
             index = picked_by_name.get(binding.target_cluster)
             if index is None:
                 continue
-            if binding.previous_state is None:
-                raise SchedulingError(
-                    "framework",
-                    f"failed to find the previous state of an unscheduled binding: {binding.name}",
-                )
-            patched.append(
-                replace(self._repoint(binding, binding.previous_state, scores[index]), previous_state=None)
-            )
+            patched.append(self._restore(binding, scores[index]))
         created = [self._new_binding(names[i], scores[i]) for i in picked if names[i] not in checked]
         return created, patched, to_delete
 
@@ -351,6 +344,14 @@ class _Run:
             latest_policy=None,
             cluster_decision=self._decision(binding.target_cluster, score),
         )
+
+    def _restore(self, binding: ClusterResourceBinding, score: ClusterScore | None) -> ClusterResourceBinding:
+        """An Unscheduled binding picked again, back in the state its previous-state annotation names."""
+        if binding.previous_state is None:
+            raise SchedulingError(
+                "framework", f"failed to find the previous state of an unscheduled binding: {binding.name}"
+            )
+        return replace(self._repoint(binding, binding.previous_state, score), previous_state=None)
 
     def _new_binding(self, cluster: str, score: ClusterScore | None) -> ClusterResourceBinding:
         return ClusterResourceBinding(
@@ -444,7 +445,7 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
     topology = TopologySpread(run.inventory, constraints, run.held) if constraints else None
     violation = np.full(len(run.inventory), NO_VIOLATION)
     topology_scores = np.zeros(len(run.inventory), dtype=np.int64)
-    # set once: an obsolete binding picked in one cycle is held in the next, so its flag no longer counts
+    # upstream SamePlacementAffinity: 1 on a cluster holding an obsolete binding when the cycle starts
     obsolete = np.zeros(len(run.inventory), dtype=np.int64)
     obsolete[[run.inventory.index[b.target_cluster] for b in groups.obsolete]] = 1
     cycles = 0
@@ -474,6 +475,8 @@ def _pick_n(run: _Run) -> FleetScheduleResult:
         existing_scheduled, existing_bound = list(groups.scheduled), list(groups.bound)
         created, patched, to_delete = run.cross_reference(picked, scores)
         run.apply(created, patched, to_delete, topology)
+        # every obsolete binding is now re-pointed (held) or marked Unscheduled: no later cycle sees one
+        obsolete[:] = 0
         if not final and len(created) + len(patched) == limit:
             continue
         if not final:
@@ -642,41 +645,21 @@ def _pick_fixed(run: _Run) -> FleetScheduleResult:
     obsolete = {b.target_cluster: b for b in groups.obsolete}
     unscheduled = {b.target_cluster: b for b in groups.unscheduled}
     valid_set = set(valid)
+    # upstream cross-references every valid name before it writes anything, so a failure writes nothing
+    writes: list[tuple[str, ClusterResourceBinding]] = []
     for name in valid:
         if name in held:
             continue
         if name in obsolete:
             binding = obsolete[name]
-            run.record(
-                PATCH,
-                replace(
-                    binding,
-                    scheduling_policy_snapshot_name=run.snapshot,
-                    latest_policy=None,
-                    cluster_decision=run._decision(name, None),
-                ),
-            )
+            writes.append((PATCH, run._repoint(binding, binding.state, None)))
         elif name in unscheduled:
-            binding = unscheduled[name]
-            if binding.previous_state is None:
-                raise SchedulingError(
-                    "framework",
-                    f"failed to find the previous state of an unscheduled binding: {binding.name}",
-                )
-            run.record(
-                PATCH,
-                replace(
-                    binding,
-                    state=binding.previous_state,
-                    previous_state=None,
-                    scheduling_policy_snapshot_name=run.snapshot,
-                    latest_policy=None,
-                    cluster_decision=run._decision(name, None),
-                ),
-            )
+            writes.append((PATCH, run._restore(unscheduled[name], None)))
         else:
-            run.record(CREATE, run._new_binding(name, None))
-        run.selected[inventory.index[name]] = True
+            writes.append((CREATE, run._new_binding(name, None)))
+    for action, binding in writes:
+        run.record(action, binding)
+        run.selected[inventory.index[binding.target_cluster]] = True
     run.unschedule(b for b in groups.obsolete if b.target_cluster not in valid_set)
     condition = (
         ScheduledCondition(True, FULLY_SCHEDULED_REASON, _fully_scheduled(len(valid)))
@@ -709,8 +692,9 @@ def schedule_crp(
     run = _Run(crp, inventory, groups, now, snapshot)
     dangling = run.unschedule(groups.dangling)
     groups.unscheduled = sorted(groups.unscheduled + dangling, key=lambda b: b.name)
-    if crp.policy.placement_type == PICK_FIXED:
-        return _pick_fixed(run)
-    if crp.policy.placement_type == PICK_ALL:
-        return _pick_all(run)
-    return _pick_n(run)
+    flow = {PICK_FIXED: _pick_fixed, PICK_ALL: _pick_all}.get(crp.policy.placement_type, _pick_n)
+    try:
+        return flow(run)
+    except SchedulingError as exc:
+        exc.written = tuple(change.binding for change in run.changes.values())
+        raise

@@ -57,12 +57,18 @@ DEFAULT_APPLY_STRATEGY: Mapping[str, Any] = MappingProxyType(
 
 
 class SchedulingError(ValueError):
-    """A plugin error: upstream aborts the whole scheduling cycle (no cluster is filtered for it)."""
+    """A plugin error: upstream aborts the whole scheduling cycle (no cluster is filtered for it).
+
+    `written` holds the bindings as the run had already written them when it stopped (dangling ones
+    marked Unscheduled, earlier cycles' picks): upstream writes those before the failing step, and an
+    aborted cycle does not undo them.
+    """
 
     def __init__(self, plugin: str, message: str) -> None:
         super().__init__(f"{plugin}: {message}")
         self.plugin = plugin
         self.message = message
+        self.written: tuple[ClusterResourceBinding, ...] = ()
 
 
 # --- MemberCluster ---------------------------------------------------------------------------------

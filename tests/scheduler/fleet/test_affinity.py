@@ -117,3 +117,15 @@ def test_unparsable_property_value_aborts_the_cycle_only_where_reached() -> None
     assert result.selected == ("a",)
     with pytest.raises(SchedulingError, match="is not a valid quantity"):
         schedule_crp(placement(_required(requirement)), inventory, [], NOW)
+
+
+def test_a_zero_weight_sorter_still_aborts_pick_n_on_an_unreadable_property() -> None:
+    # upstream PreScore gathers the extremes of every sorter before Score skips the zero-weight terms;
+    # the only cluster is ineligible, so nothing but that scan reads the property
+    broken = member("broken", properties={NODE_COUNT: "many"}, heartbeat=NOW.replace(hour=10))
+    sorter = PreferredClusterSelector(
+        0, ClusterSelectorTerm(property_sorter=PropertySorter(NODE_COUNT, "Ascending"))
+    )
+    policy = PlacementPolicy("PickN", number_of_clusters=1, affinity=ClusterAffinity(preferred=(sorter,)))
+    with pytest.raises(SchedulingError, match="is not a valid quantity"):
+        schedule_crp(placement(policy), FleetInventory([broken]), [], NOW)

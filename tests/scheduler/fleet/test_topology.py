@@ -5,7 +5,7 @@ from __future__ import annotations
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.schedule import schedule_crp
 from placement.scheduler.fleet.topology import will_violate
-from placement.scheduler.fleet.types import PlacementPolicy, TopologySpreadConstraint
+from placement.scheduler.fleet.types import ClusterScore, PlacementPolicy, TopologySpreadConstraint
 from tests.scheduler.fleet.builders import NOW, binding, member, placement
 
 
@@ -58,3 +58,17 @@ def test_cluster_without_the_topology_label_is_never_filtered() -> None:
     inventory = FleetInventory([member("a1", {"zone": "a"}), member("a2", {"zone": "a"}), member("plain")])
     result = schedule_crp(placement(_spread(3)), inventory, [binding("a1")], NOW)
     assert "plain" in result.selected
+
+
+def test_an_obsolete_binding_unscheduled_in_one_cycle_loses_its_tie_break_in_the_next() -> None:
+    # cycle 1 picks "plain" and marks the obsolete binding on a1 Unscheduled; from cycle 2 on a1 has no
+    # obsolete binding, so the tie at -1 goes to the larger name b1 and a1 comes back last, at +1
+    inventory = FleetInventory([member("a1", {"zone": "a"}), member("b1", {"zone": "b"}), member("plain")])
+    old = binding("a1", snapshot="web-old", score=None)
+    result = schedule_crp(placement(_spread(3)), inventory, [old], NOW)
+    scores = {
+        c.binding.target_cluster: c.binding.cluster_decision.cluster_score  # type: ignore[union-attr]
+        for c in result.binding_changes
+    }
+    assert scores == {"plain": ClusterScore(0, 0), "a1": ClusterScore(0, 1), "b1": ClusterScore(0, -1)}
+    assert [c.binding.target_cluster for c in result.binding_changes] == ["plain", "a1", "b1"]
