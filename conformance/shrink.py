@@ -20,8 +20,13 @@ Path = tuple[str | int, ...]
 
 # the checks one shrink may spend (each runs both schedulers once)
 DEFAULT_MAX_CHECKS = 400
-# what makes a manifest an object at all: never removed
-_IDENTITY: frozenset[Path] = frozenset({("apiVersion",), ("kind",), ("metadata",), ("metadata", "name")})
+# what makes a manifest an object at all, and what the CRD schemas require of it (every kind's spec,
+# a MemberCluster's identity with all its fields): never removed, or a case our parser refuses for a
+# missing required field would pass for the same disagreement as the original one
+_IDENTITY: frozenset[Path] = frozenset(
+    {("apiVersion",), ("kind",), ("metadata",), ("metadata", "name"), ("spec",)}
+)
+_KEPT_SUBTREES: tuple[Path, ...] = (("spec", "identity"),)
 # string maps whose entries count as list items (one label is one item)
 _ENTRY_MAPS = frozenset({"labels", "annotations"})
 
@@ -123,7 +128,9 @@ def _field_paths(case: Case) -> list[tuple[int, Path]]:
         (number, path)
         for number, manifest in enumerate(case["manifests"])
         for path, item in _walk(manifest, ())
-        if not item and path not in _IDENTITY
+        if not item
+        and path not in _IDENTITY
+        and not any(path[: len(kept)] == kept for kept in _KEPT_SUBTREES)
     ]
 
 

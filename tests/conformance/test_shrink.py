@@ -27,6 +27,8 @@ def test_a_case_shrinks_to_the_manifests_and_fields_the_difference_needs() -> No
             "apiVersion": "cluster.open-cluster-management.io/v1beta1",
             "kind": "Placement",
             "metadata": {"name": "frontend"},
+            # the CRD schemas require a spec, so an empty one stays
+            "spec": {},
         },
     ]
 
@@ -41,6 +43,7 @@ def test_label_entries_are_dropped_one_by_one() -> None:
         "apiVersion": "cluster.open-cluster-management.io/v1",
         "kind": "ManagedCluster",
         "metadata": {"name": "c5", "labels": {"env": "dev"}},
+        "spec": {},
     }
 
 
@@ -58,3 +61,17 @@ def test_a_case_nothing_can_be_taken_from_comes_back_unchanged() -> None:
     case = ocm_case()
 
     assert shrink(case, lambda candidate: candidate == case) == case
+
+
+def test_fields_the_schemas_require_stay_whatever_the_check_says() -> None:
+    member = {
+        "apiVersion": "cluster.kubernetes-fleet.io/v1beta1",
+        "kind": "MemberCluster",
+        "metadata": {"name": "m1"},
+        "spec": {"identity": {"kind": "ServiceAccount", "name": "m1"}, "taints": [{"key": "a"}]},
+    }
+    case: Case = {"id": "fleet-1", "family": "fleet", "now": "2024-05-01T00:00:00Z", "manifests": [member]}
+
+    (left,) = shrink(case, lambda candidate: bool(candidate["manifests"]))["manifests"]
+
+    assert left == {**member, "spec": {"identity": member["spec"]["identity"]}}
