@@ -20,6 +20,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import cache, lru_cache
 from typing import Any, TypeAlias
@@ -57,8 +58,8 @@ _TYPE_IDENTIFIERS = frozenset(
 _GLOBAL_FUNCTIONS = frozenset(
     {
         "size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
-        "matches", "parseJSON", "semver", "isSemver", "ip.isCanonical", "url", "isURL", "quantity",
-        "isQuantity", "ip", "isIP", "cidr", "isCIDR",
+        "matches", "semver", "isSemver", "ip.isCanonical", "url", "isURL", "quantity",
+        "isQuantity", "sign", "ip", "isIP", "cidr", "isCIDR",
         "optional.of", "optional.ofNonZeroValue", "optional.none", "strings.quote",
         "format.named", "format.dns1123Label", "format.dns1123Subdomain", "format.dns1035Label",
         "format.qualifiedName", "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
@@ -70,14 +71,14 @@ _GLOBAL_FUNCTIONS = frozenset(
 # Receiver-style functions of the same environment, including OCM's `managedCluster.scores(name)`.
 _MEMBER_FUNCTIONS = frozenset(
     {
-        "scores", "size", "contains", "startsWith", "endsWith", "matches",
+        "scores", "parseJSON", "size", "contains", "startsWith", "endsWith", "matches",
         "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours",
         "getMilliseconds", "getMinutes", "getMonth", "getSeconds",
         "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring",
         "trim", "join", "format", "reverse",
         "isSorted", "sum", "min", "max", "find", "findAll", "major", "minor", "patch",
         "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
-        "isInteger", "asInteger", "asApproximateFloat", "sign", "add", "sub", "isGreaterThan",
+        "isInteger", "asInteger", "asApproximateFloat", "add", "sub", "isGreaterThan",
         "isLessThan", "compareTo",
         "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
         "isGlobalUnicast", "isCanonical", "containsIP", "containsCIDR", "ip", "masked", "prefixLength",
@@ -537,6 +538,28 @@ def _sign(quantity: _CelQuantity) -> celtypes.IntType:
     return celtypes.IntType((quantity.exact > 0) - (quantity.exact < 0))
 
 
+def _quantity_of(exact: Fraction) -> _CelQuantity:
+    # quantities are decimal (or binary, hence integral) numbers, so the decimal text is exact
+    with localcontext() as context:
+        context.prec = 80
+        text = format(Decimal(exact.numerator) / Decimal(exact.denominator), "f")
+    return _CelQuantity(text, exact)
+
+
+def _quantity_add(quantity: _CelQuantity, other: Any) -> _CelQuantity | CELEvalError:
+    """k8s Quantity `add`, of another quantity or of an int."""
+    if isinstance(other, _CelQuantity):
+        return _quantity_of(quantity.exact + other.exact)
+    if isinstance(other, int) and not isinstance(other, celtypes.BoolType):
+        return _quantity_of(quantity.exact + other)
+    return _error("no such overload: add")
+
+
+def _quantity_sub(quantity: _CelQuantity, other: Any) -> _CelQuantity | CELEvalError:
+    negated = _CelQuantity(other.text, -other.exact) if isinstance(other, _CelQuantity) else -other
+    return _quantity_add(quantity, negated)
+
+
 _RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     **LIBRARY_FUNCTIONS,
     "parseJSON": _parse_json,
@@ -561,6 +584,8 @@ _RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "asInteger": _as_integer,
     "asApproximateFloat": _as_approximate_float,
     "sign": _sign,
+    "add": _quantity_add,
+    "sub": _quantity_sub,
 }
 
 
