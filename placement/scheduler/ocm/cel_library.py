@@ -23,10 +23,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import wraps
+from functools import lru_cache, wraps
 from typing import Any
 from urllib.parse import quote, unquote
 
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, bool_ge, bool_gt, bool_le, bool_lt
 
@@ -180,15 +181,28 @@ def _is_semver(text: str) -> celtypes.BoolType:
 # --- regex (k8s `Regex`: Go regexp FindString / FindAllString) -----------------------------------
 
 
-# Python-only constructs RE2 refuses: lookarounds and backreferences
-_NOT_RE2 = re.compile(r"\(\?(?:=|!|<=|<!|P=)|\\[1-9]")
+# a pattern RE2 refuses is reported as a CEL error, not logged to stderr
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
 
 
-def compile_regex(pattern: str) -> re.Pattern[str]:
-    """Compile as Go's regexp would accept it; raises re.error otherwise."""
-    if _NOT_RE2.search(pattern):
-        raise re.error(f"invalid or unsupported Perl syntax in {pattern!r}")
-    return re.compile(pattern)
+@lru_cache(maxsize=256)
+def compile_regex(pattern: str) -> re2._Regexp:
+    """Compile with RE2, whose syntax Go's regexp shares (`\\d` is ASCII, `$` is the end of the text,
+    `\\Q...\\E` quotes, no lookarounds); raises re.error for a pattern it refuses."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else ""
+        raise re.error(reason.decode() if isinstance(reason, bytes) else str(reason)) from None
+
+
+def _matches(text: str, pattern: str) -> celtypes.BoolType | CELEvalError:
+    """The standard `matches`, with the same compiled patterns as `find` (RE2, as cel-go)."""
+    try:
+        return celtypes.BoolType(compile_regex(pattern).search(text) is not None)
+    except re.error as exc:
+        return _error(f"Illegal regex: {exc}")
 
 
 def _find(text: str, pattern: str) -> celtypes.StringType | CELEvalError:
@@ -200,13 +214,29 @@ def _find(text: str, pattern: str) -> celtypes.StringType | CELEvalError:
 
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> celtypes.ListType | CELEvalError:
+    """Go `FindAllString`: an empty match right after the previous match is skipped, so `(ab)*` on
+    `abab` finds `abab` only."""
     try:
-        matches = [m.group(0) for m in compile_regex(pattern).finditer(text)]
+        regex = compile_regex(pattern)
     except re.error as exc:
         return _error(f"Illegal regex: {exc}")
-    if limit >= 0:
-        matches = matches[:limit]
-    return celtypes.ListType(celtypes.StringType(m) for m in matches)
+    found: list[celtypes.StringType] = []
+    position, previous_end = 0, -1
+    while position <= len(text) and (limit < 0 or len(found) < limit):
+        match = regex.search(text, position)
+        if match is None:
+            break
+        start, end = match.span()
+        if end == position:
+            # an empty match: the next search starts one character on
+            if start != previous_end:
+                found.append(celtypes.StringType(""))
+            position += 1
+        else:
+            found.append(celtypes.StringType(match.group(0)))
+            position = end
+        previous_end = end
+    return celtypes.ListType(found)
 
 
 # --- lists (k8s `Lists`; `min` is celpy's own macro, with the same result) ------------------------
@@ -951,6 +981,7 @@ LIBRARY_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "major": lambda version: celtypes.IntType(version.major),
     "minor": lambda version: celtypes.IntType(version.minor),
     "patch": lambda version: celtypes.IntType(version.patch),
+    "matches": _matches,
     "find": _find,
     "findAll": _find_all,
     "max": _max,
