@@ -1,15 +1,17 @@
 """Kubernetes resource quantities, parsed the way apimachinery's `resource.ParseQuantity` does.
 
-Two views of one quantity are needed by the schedulers:
+Three views of one quantity are needed by the schedulers:
 - `parse_quantity` gives the exact value (Fleet compares property values exactly, `1Gi == 1024Mi`);
 - `approx_float` reproduces Go's `Quantity.AsApproximateFloat64`, including its floating-point error,
-  because OCM's resource prioritizers and Fleet's property sorters truncate or round those floats.
+  because OCM's resource prioritizers and Fleet's property sorters truncate or round those floats;
+- `canonical_text` is Go's `Quantity.String()`, the text a quantity field holds once the object went
+  through the Go type (OCM's CEL predicates read the ManagedCluster that way: `4096Mi` reads `4Gi`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
@@ -19,6 +21,11 @@ _NANO_SCALE = -9
 
 _DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL_SUFFIX_OF = {exponent: suffix for suffix, exponent in _DECIMAL_SUFFIXES.items()}
+_BINARY_SUFFIX_OF = {exponent: suffix for suffix, exponent in _BINARY_SUFFIXES.items()}
+
+# apimachinery's formats, chosen by the suffix a quantity is written with
+DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
 
 # sign, integer digits, optional fraction, then a suffix of [eEinumkKMGTP]* with an optional signed exponent
 _QUANTITY_RE = re.compile(r"^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*(?:[+-]?[0-9]+)?)$")
@@ -39,6 +46,9 @@ class Quantity:
 
     unscaled: int
     scale: int
+    format: str = field(default=DECIMAL_SI, compare=False)
+    # the text Go keeps and prints as is (ParseQuantity caches it when its canonical form is no shorter)
+    kept_text: str | None = field(default=None, compare=False)
 
     @property
     def exact(self) -> Fraction:
@@ -60,14 +70,14 @@ def go_pow10(n: int) -> float:
     return float("inf") if n > 0 else 0.0
 
 
-def _suffix_base_exponent(suffix: str) -> tuple[int, int] | None:
+def _suffix_base_exponent(suffix: str) -> tuple[int, int, str] | None:
     if suffix in _DECIMAL_SUFFIXES:
-        return 10, _DECIMAL_SUFFIXES[suffix]
+        return 10, _DECIMAL_SUFFIXES[suffix], DECIMAL_SI
     if suffix in _BINARY_SUFFIXES:
-        return 2, _BINARY_SUFFIXES[suffix]
+        return 2, _BINARY_SUFFIXES[suffix], BINARY_SI
     if len(suffix) > 1 and suffix[0] in "eE":
         try:
-            return 10, int(suffix[1:], 10)
+            return 10, int(suffix[1:], 10), DECIMAL_EXPONENT
         except ValueError:
             return None
     return None
@@ -93,7 +103,7 @@ def parse(text: str) -> Quantity:
     base_exponent = _suffix_base_exponent(suffix)
     if base_exponent is None:
         raise QuantityError(f"unable to parse quantity's suffix: {text!r}")
-    base, exponent = base_exponent
+    base, exponent, form = base_exponent
     negative = sign == "-"
     significant = whole.lstrip("0") or "0"
 
@@ -109,15 +119,20 @@ def parse(text: str) -> Quantity:
     if precision >= 0:
         scale -= len(fraction)
         if scale >= _NANO_SCALE:
-            value = int(whole + fraction or "0") * mantissa
+            digits = significant + fraction
+            value = int(digits) * mantissa
             if value <= _INT64_MAX:
-                return Quantity(-value if negative else value, scale)
+                if form == BINARY_SI:
+                    kept = int(digits) & 0x07 != 0
+                else:
+                    kept = scale % 3 == 0 and not digits.endswith("000") and digits[0] != "0"
+                return Quantity(-value if negative else value, scale, form, text if kept else None)
 
     # Slow path (inf.Dec): exact decimal, rounded up to the nearest nano.
     exact = Fraction(int(whole + fraction or "0"), 10 ** len(fraction)) * Fraction(base) ** exponent
     if negative:
         exact = -exact
-    return Quantity(_round_away_to_nano(exact), _NANO_SCALE)
+    return Quantity(_round_away_to_nano(exact), _NANO_SCALE, form)
 
 
 def _as_text(value: str | int | float) -> str:
@@ -138,3 +153,39 @@ def parse_quantity(value: str | int | float) -> Fraction:
 def approx_float(value: str | int | float) -> float:
     """Go's `Quantity.AsApproximateFloat64` of the parsed quantity."""
     return parse(_as_text(value)).approx
+
+
+def _canonical(quantity: Quantity) -> str:
+    """apimachinery `Quantity.CanonicalizeBytes`: the fewest digits, in the quantity's format.
+
+    A binary quantity below 1024 in magnitude or not a whole number prints as decimal; an exponent
+    with no suffix in the format's table prints without one (Go's suffix lookup fails silently).
+    """
+    exact = quantity.exact
+    if exact == 0:
+        return "0"
+    form = quantity.format
+    if form == BINARY_SI and (abs(exact) < 1024 or exact.denominator != 1):
+        form = DECIMAL_SI
+    if form == BINARY_SI:
+        amount, power = int(exact), 0
+        while amount % 1024 == 0:
+            amount, power = amount // 1024, power + 10
+        return f"{amount}{_BINARY_SUFFIX_OF.get(power, '')}"
+    amount, exponent = quantity.unscaled, quantity.scale
+    while amount % 10 == 0:
+        amount, exponent = amount // 10, exponent + 1
+    while exponent % 3:
+        amount, exponent = amount * 10, exponent - 1
+    if form == DECIMAL_EXPONENT:
+        return f"{amount}e{exponent}" if exponent else str(amount)
+    return f"{amount}{_DECIMAL_SUFFIX_OF.get(exponent, '')}"
+
+
+def canonical_text(value: str | int | float) -> str:
+    """Go's `Quantity.String()` after `ParseQuantity`: the text kept from parsing, else canonical."""
+    text = _as_text(value)
+    if text == "0":
+        return text
+    quantity = parse(text)
+    return quantity.kept_text if quantity.kept_text is not None else _canonical(quantity)

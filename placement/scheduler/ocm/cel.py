@@ -18,6 +18,7 @@ The library functions are in `cel_library`.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -457,9 +458,25 @@ def _sum(items: Sequence[Any]) -> Any:
     return sum(items[1:], items[0]) if items else celtypes.IntType(0)
 
 
+def _json_number(text: str) -> float:
+    # Go's json.Unmarshal into `any` reads every number as a float64 and refuses one out of its range
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text} out of range")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise ValueError(f"invalid character {text[0]!r} looking for beginning of value")
+
+
 def _parse_json(text: str) -> Any:
+    """sdk-go's `parseJSON`: JSON numbers are doubles, as `json.Unmarshal` gives them to cel-go."""
     try:
-        return json_to_cel(json.loads(text))
+        document = json.loads(
+            text, parse_int=_json_number, parse_float=_json_number, parse_constant=_json_constant
+        )
+        return json_to_cel(document)
     except (ValueError, TypeError) as exc:
         return _error(f"failed to parse JSON: {exc}")
 

@@ -32,7 +32,7 @@ from placement.scheduler.ocm.cel_cost import (
     CostTracker,
     call_cost,
 )
-from placement.scheduler.ocm.cel_library import CelOptional
+from placement.scheduler.ocm.cel_library import CelOptional, equals, is_number, native
 from placement.scheduler.ocm.cel_syntax import OPERATORS, TYPE_NAMES, innermost_name, unwrap
 
 # parse trees, whose children the grammar makes trees or tokens by position
@@ -105,66 +105,24 @@ def plan_costs(tree: CelTree, tags: dict[int, str]) -> CostPlan:
     return CostPlan(frozenset(free), frozenset(relative), frozenset(attribute_keys), tags)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, celtypes.BoolType)
-
-
 _ARITHMETIC = frozenset({"_+_", "_-_", "_*_", "_/_", "_%_"})
 
 
 def _numeric_kinds_differ(args: list[Any]) -> bool:
-    if not all(_is_number(arg) for arg in args):
+    if not all(is_number(arg) for arg in args):
         return False
-    return len({"uint" if isinstance(arg, celtypes.UintType) else type(_native(arg)) for arg in args}) > 1
-
-
-def _native(value: Any) -> int | float:
-    return float(value) if isinstance(value, float) else int(value)
-
-
-def equals(left: Any, right: Any) -> bool:
-    """cel-go heterogeneous equality: values of different types are unequal, numbers compare by value."""
-    if _is_number(left) and _is_number(right):
-        return _native(left) == _native(right)
-    if isinstance(left, CelOptional) or isinstance(right, CelOptional):
-        return (
-            isinstance(left, CelOptional)
-            and isinstance(right, CelOptional)
-            and left.present == right.present
-            and (not left.present or equals(left.value, right.value))
-        )
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(equals(a, b) for a, b in zip(left, right, strict=True))
-    if isinstance(left, dict) and isinstance(right, dict):
-        return len(left) == len(right) and all(
-            (other := _lookup(right, key)) is not _MISSING and equals(value, other)
-            for key, value in left.items()
-        )
-    if _kind(left) != _kind(right):
-        return False
-    try:
-        return bool(left == right)
-    except TypeError:
-        return False
-
-
-def _kind(value: Any) -> type:
-    """The CEL type a value has, for equality: cel-python subclasses the Python ones."""
-    for kind in (celtypes.BoolType, str, bytes, celtypes.DurationType, celtypes.TimestampType):
-        if isinstance(value, kind):
-            return kind
-    return type(value)
+    return len({"uint" if isinstance(arg, celtypes.UintType) else type(native(arg)) for arg in args}) > 1
 
 
 def _lookup(container: Any, key: Any) -> Any:
     """The value under `key`, `_MISSING` when absent, or a CEL error when it cannot be qualified."""
     if isinstance(container, dict):
-        if not _is_number(key):
+        if not is_number(key):
             return container.get(key, _MISSING) if isinstance(key, str | bool) else _MISSING
         # numeric keys of different types are the same key when their values are equal
-        return next((v for k, v in container.items() if _is_number(k) and equals(k, key)), _MISSING)
+        return next((v for k, v in container.items() if is_number(k) and equals(k, key)), _MISSING)
     if isinstance(container, list):
-        if not _is_number(key) or (isinstance(key, float) and not key.is_integer()):
+        if not is_number(key) or (isinstance(key, float) and not key.is_integer()):
             return CELEvalError(f"unsupported index type: {type(key).__name__}")
         index = int(key)
         return container[index] if 0 <= index < len(container) else _MISSING

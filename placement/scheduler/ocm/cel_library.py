@@ -5,7 +5,10 @@ the k8s.io/apiserver `pkg/cel/library` libraries: lists, regex, URLs, quantity (
 format and semver (without the normalizing overloads, which `SemverLib()` leaves out by default).
 Each function follows the Go one: a failure is a CEL error (the expression does not match), never an
 exception. Values of the library types are small frozen dataclasses so CEL equality compares them the
-way the Go types' `Equal` does.
+way the Go types' `Equal` does. cel-go's own runtime rules that cel-python does otherwise are here
+too: equality across value types (numbers by value, other types unequal instead of an error),
+ordering across int, uint and double, and `string()` of doubles, bools, durations and timestamps as
+Go prints them.
 """
 
 from __future__ import annotations
@@ -15,15 +18,18 @@ import binascii
 import datetime
 import ipaddress
 import math
+import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache, wraps
 from typing import Any
 from urllib.parse import quote, unquote
 
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 from celpy import celtypes
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, bool_ge, bool_gt, bool_le, bool_lt
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -190,15 +196,28 @@ def _is_semver(text: str) -> celtypes.BoolType:
 # --- regex (k8s `Regex`: Go regexp FindString / FindAllString) -----------------------------------
 
 
-# Python-only constructs RE2 refuses: lookarounds and backreferences
-_NOT_RE2 = re.compile(r"\(\?(?:=|!|<=|<!|P=)|\\[1-9]")
+# a pattern RE2 refuses is reported as a CEL error, not logged to stderr
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
 
 
-def compile_regex(pattern: str) -> re.Pattern[str]:
-    """Compile as Go's regexp would accept it; raises re.error otherwise."""
-    if _NOT_RE2.search(pattern):
-        raise re.error(f"invalid or unsupported Perl syntax in {pattern!r}")
-    return re.compile(pattern)
+@lru_cache(maxsize=256)
+def compile_regex(pattern: str) -> re2._Regexp:
+    """Compile with RE2, whose syntax Go's regexp shares (`\\d` is ASCII, `$` is the end of the text,
+    `\\Q...\\E` quotes, no lookarounds); raises re.error for a pattern it refuses."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else ""
+        raise re.error(reason.decode() if isinstance(reason, bytes) else str(reason)) from None
+
+
+def _matches(text: str, pattern: str) -> celtypes.BoolType | CELEvalError:
+    """The standard `matches`, with the same compiled patterns as `find` (RE2, as cel-go)."""
+    try:
+        return celtypes.BoolType(compile_regex(pattern).search(text) is not None)
+    except re.error as exc:
+        return _error(f"Illegal regex: {exc}")
 
 
 def _find(text: str, pattern: str) -> celtypes.StringType | CELEvalError:
@@ -210,13 +229,29 @@ def _find(text: str, pattern: str) -> celtypes.StringType | CELEvalError:
 
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> celtypes.ListType | CELEvalError:
+    """Go `FindAllString`: an empty match right after the previous match is skipped, so `(ab)*` on
+    `abab` finds `abab` only."""
     try:
-        matches = [m.group(0) for m in compile_regex(pattern).finditer(text)]
+        regex = compile_regex(pattern)
     except re.error as exc:
         return _error(f"Illegal regex: {exc}")
-    if limit >= 0:
-        matches = matches[:limit]
-    return celtypes.ListType(celtypes.StringType(m) for m in matches)
+    found: list[celtypes.StringType] = []
+    position, previous_end = 0, -1
+    while position <= len(text) and (limit < 0 or len(found) < limit):
+        match = regex.search(text, position)
+        if match is None:
+            break
+        start, end = match.span()
+        if end == position:
+            # an empty match: the next search starts one character on
+            if start != previous_end:
+                found.append(celtypes.StringType(""))
+            position += 1
+        else:
+            found.append(celtypes.StringType(match.group(0)))
+            position = end
+        previous_end = end
+    return celtypes.ListType(found)
 
 
 # --- lists (k8s `Lists`) -----------------------------------------------------------------------
@@ -782,6 +817,154 @@ def _string_format(template: str, arguments: Sequence[Any]) -> celtypes.StringTy
     return celtypes.StringType("".join(out))
 
 
+# --- cel-go runtime rules cel-python does otherwise ----------------------------------------------
+
+
+def _strict(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A CEL function whose error argument is its result (cel-python hands errors to functions)."""
+
+    @wraps(function)
+    def call(*arguments: Any) -> Any:
+        error = next((a for a in arguments if isinstance(a, CELEvalError)), None)
+        return error if error is not None else function(*arguments)
+
+    return call
+
+
+# string() conversions, as cel-go's `ConvertToType(StringType)`
+
+
+def _general(value: float) -> str:
+    """Go's `%g` of a float64: the shortest digits that round-trip, in exponent form when the decimal
+    exponent is below -4 or at least 6 (`1.234567e+06`, `1e-05`), else plain (`123456`, `0.5`)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0"
+    _, digit_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    point = len(digits) + int(exponent)  # digits before the decimal point
+    if not -4 <= point - 1 < 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{point - 1:+03d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def _timestamp_text(value: datetime.datetime) -> str:
+    """Go's RFC3339Nano: the fraction without trailing zeros, `Z` for UTC, else the offset."""
+    text = value.strftime("%Y-%m-%dT%H:%M:%S.%f").rstrip("0").rstrip(".")
+    offset = value.utcoffset()
+    if not offset:
+        return text + "Z"
+    minutes = int(offset.total_seconds()) // 60
+    return f"{text}{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+@_strict
+def _to_string(value: Any) -> Any:
+    """`string(x)`: cel-python prints doubles, bools, durations and timestamps the Python way."""
+    if isinstance(value, celtypes.BoolType):
+        return celtypes.StringType("true" if value else "false")
+    if isinstance(value, float):
+        return celtypes.StringType(_general(float(value)))
+    if isinstance(value, celtypes.DurationType):
+        return celtypes.StringType(_shortest(value.total_seconds()) + "s")
+    if isinstance(value, celtypes.TimestampType):
+        return celtypes.StringType(_timestamp_text(value))
+    return celtypes.StringType(value)
+
+
+# equality and ordering: cel-go compares numbers across int, uint and double
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, celtypes.BoolType)
+
+
+def native(value: Any) -> int | float:
+    return float(value) if isinstance(value, float) else int(value)
+
+
+def _kind(value: Any) -> type:
+    """The CEL type of a value as equality tells them apart (celpy's types subclass Python's)."""
+    for kind in (celtypes.BoolType, str, bytes, celtypes.DurationType, celtypes.TimestampType):
+        if isinstance(value, kind):
+            return kind
+    return type(value)
+
+
+def _map_value(container: Mapping[Any, Any], key: Any) -> tuple[bool, Any]:
+    """(found, value) of `key`: numeric keys of different types are one key when their values are."""
+    if not is_number(key):
+        return (key in container, container.get(key)) if isinstance(key, str | bool) else (False, None)
+    for candidate, value in container.items():
+        if is_number(candidate) and native(candidate) == native(key):
+            return True, value
+    return False, None
+
+
+def equals(left: Any, right: Any) -> bool:
+    """cel-go runtime equality: numbers compare by value whatever their type (`dyn(2) == 2.0`), lists
+    and maps element by element, optionals by presence and value, and values of two other types are
+    unequal rather than an error."""
+    if is_number(left) and is_number(right):
+        return native(left) == native(right)
+    if isinstance(left, CelOptional) or isinstance(right, CelOptional):
+        return (
+            isinstance(left, CelOptional)
+            and isinstance(right, CelOptional)
+            and left.present == right.present
+            and (not left.present or equals(left.value, right.value))
+        )
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(equals(a, b) for a, b in zip(left, right, strict=True))
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        if len(left) != len(right):
+            return False
+        for key, value in left.items():
+            found, other = _map_value(right, key)
+            if not found or not equals(value, other):
+                return False
+        return True
+    if _kind(left) != _kind(right):
+        return False
+    try:
+        return bool(left == right)
+    except TypeError:
+        return False
+
+
+@_strict
+def _contains(item: Any, container: Any) -> celtypes.BoolType | CELEvalError:
+    """`item in container`: an element of a list, a key of a map, with the equality above."""
+    if isinstance(container, list):
+        return celtypes.BoolType(any(equals(item, element) for element in container))
+    if isinstance(container, Mapping):
+        return celtypes.BoolType(_map_value(container, item)[0])
+    return _error("no such overload: @in")
+
+
+def _ordering(
+    test: Callable[[Any, Any], bool], same_type: Callable[[Any, Any], Any]
+) -> Callable[[Any, Any], Any]:
+    """An ordering operator: cel-go orders int, uint and double values across their types."""
+
+    @_strict
+    def compare(left: Any, right: Any) -> Any:
+        if is_number(left) and is_number(right):
+            return celtypes.BoolType(test(native(left), native(right)))
+        return same_type(left, right)
+
+    return compare
+
+
 # --- dispatch of names several libraries share ---------------------------------------------------
 
 
@@ -797,6 +980,12 @@ def _quote(text: str) -> celtypes.StringType:
 
 
 LIBRARY_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "string": _to_string,
+    "_in_": _contains,
+    "_<_": _ordering(operator.lt, bool_lt),
+    "_<=_": _ordering(operator.le, bool_le),
+    "_>_": _ordering(operator.gt, bool_gt),
+    "_>=_": _ordering(operator.ge, bool_ge),
     "optional.of": _optional_of,
     "optional.none": _optional_none,
     "optional.ofNonZeroValue": _optional_of_non_zero,
@@ -813,6 +1002,7 @@ LIBRARY_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "major": lambda version: celtypes.IntType(version.major),
     "minor": lambda version: celtypes.IntType(version.minor),
     "patch": lambda version: celtypes.IntType(version.patch),
+    "matches": _matches,
     "find": _find,
     "findAll": _find_all,
     "min": _min,

@@ -25,6 +25,7 @@ from placement.scheduler.labels import (
     parse_stored_label_selector,
     parse_stored_requirements,
 )
+from placement.scheduler.ocm.cluster_object import typed_cluster_object
 from placement.scheduler.ocm.decisions import parse_decision_strategy
 from placement.scheduler.ocm.types import (
     ADD_ON,
@@ -167,7 +168,7 @@ def parse_managed_cluster(doc: Mapping[str, Any], warn: Warn) -> ManagedCluster:
         capacity=_resource_list(doc, "status.capacity"),
         conditions=conditions,
         deletion_timestamp=_time(metadata.get("deletionTimestamp"), "metadata.deletionTimestamp"),
-        raw=doc,
+        typed_object=typed_cluster_object(doc),
     )
 
 

@@ -59,7 +59,9 @@ class ManagedCluster:
     capacity: Mapping[str, str] = field(default_factory=dict)
     conditions: tuple[Mapping[str, Any], ...] = ()
     deletion_timestamp: datetime | None = None
-    raw: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    # a manifest read from a file, as the API server would store it (`cluster_object`); None for a
+    # cluster read from a hub, whose stored form the other fields give
+    typed_object: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_deleting(self) -> bool:
@@ -72,8 +74,8 @@ class ManagedCluster:
 
     def to_unstructured(self) -> Mapping[str, Any]:
         """The object as unstructured JSON, the `managedCluster` variable of CEL predicates."""
-        if self.raw is not None:
-            return self.raw
+        if self.typed_object is not None:
+            return self.typed_object
         metadata: dict[str, Any] = {"name": self.name, "labels": dict(self.labels)}
         if self.deletion_timestamp is not None:
             metadata["deletionTimestamp"] = format_time(self.deletion_timestamp)
