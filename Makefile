@@ -186,13 +186,18 @@ services-stop:
 
 # The tests use the services `make services` started unless the environment names its own; without
 # any, the tests that need PostgreSQL, Redis or Chromium skip with the reason (CI fails them instead).
+# They run in PYTEST_WORKERS pytest-xdist workers (0: in this process), each with its own test database
+# and Redis database (tests/conftest.py); each test file stays on one worker, so a file's module-scoped
+# browser or server starts once and the `make up` tests, which share one separate database, never
+# overlap.
+PYTEST_WORKERS ?= 2
 test: lint $(AXE)
 	@if [ -z "$$DATABASE_URL$$CELERY_BROKER_URL" ] && [ -f $(SERVICES_ENV) ]; then \
 		if $(SERVICES) status >/dev/null 2>&1; then set -a; . "$(abspath $(SERVICES_ENV))"; set +a; \
 			echo "make test: PostgreSQL and Redis from $(SERVICES_ENV)"; \
 		else echo "make test: $(SERVICES_ENV) names services that do not answer (make services)"; fi; \
 	fi; \
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Differential testing against the upstream OCM and KubeFleet schedulers (conformance/README.md): CASES
 # random cases per family from SEED (a fresh seed when empty; the run prints it first), each disagreement

@@ -12,6 +12,7 @@ from typing import Any
 
 import django_stubs_ext
 from csp.constants import NONE, SELF, UNSAFE_INLINE
+from django.conf import global_settings
 
 from fleetui.env import database_config, env_bool, env_int, env_list, env_str, secret_key
 
@@ -142,6 +143,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+if TESTING:
+    # The tests create and sign in thousands of users: a PBKDF2 hash (a million iterations) costs about
+    # a second of CPU each, most of the time of many tests, and protects nothing in a throwaway database.
+    # Django's own hashers stay listed after the fast one, so a hash they made still verifies. The
+    # processes a test starts (gunicorn, celery workers) inherit PYTEST_VERSION and hash alike.
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", *global_settings.PASSWORD_HASHERS]
 # Login throttling (django-axes): 5 failed logins for one username from one address within 15 minutes
 # lock that pair out for 15 minutes from the last of them, on the login page and the admin's alike; a
 # successful login clears the count. The attempts are rows (axes' AccessAttempt, shown in the admin).

@@ -1,5 +1,5 @@
 """Shared fixtures: users, the demo fleet, the demo hub over HTTP with the real client to it, and the real
-services (PostgreSQL, Redis) CI provides."""
+services (PostgreSQL, Redis) CI provides. Under pytest-xdist each worker gets a Redis database of its own."""
 
 import os
 import shutil
@@ -15,9 +15,21 @@ from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 
 from demohub import DemoHub
 from tests.factories import PASSWORD, UserFactory
-from tests.servers import RedisServer
+from tests.servers import RedisServer, on_redis_database
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each pytest-xdist worker ("gw0", "gw1", ...) queues its Celery tasks on a Redis database of its
+    own (1 + its number), as pytest-django gives it a test database of its own: a worker's Celery worker
+    would otherwise take the other's tasks and run them on the wrong database, and its queue purge
+    would drop them. Celery reads CELERY_BROKER_URL from the environment before Django's settings, and
+    the worker processes the tests start inherit it or take it from the `broker_url` fixture."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if worker and broker.startswith("redis://"):
+        os.environ["CELERY_BROKER_URL"] = on_redis_database(broker, 1 + int(worker.removeprefix("gw")))
 
 
 def require_service(variable: str, what: str) -> str:

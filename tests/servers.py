@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
@@ -44,6 +45,12 @@ def run_module(
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout), result.stderr
+
+
+def on_redis_database(url: str, database: int) -> str:
+    """The Redis URL `url` with its database number replaced by `database`."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 def free_port() -> int:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import IN_CI, require_service
-from tests.servers import free_port
+from tests.servers import free_port, on_redis_database
 
 ROOT = Path(__file__).resolve().parent.parent
 APP_SERVICES = {"web", "worker", "beat", "watch"}
@@ -95,7 +95,7 @@ def make_up_and_down(tmp_path: Path, settings: list[str], *make_args: str) -> st
 
 def _separate_services(database_url: str, broker_url: str) -> tuple[str, str]:
     """A database and a Redis database of their own, so the topology's beat leaves no work for the tests."""
-    return database_url.rsplit("/", 1)[0] + "/fleetui_make_up_test", broker_url.rsplit("/", 1)[0] + "/11"
+    return database_url.rsplit("/", 1)[0] + "/fleetui_make_up_test", on_redis_database(broker_url, 11)
 
 
 @pytest.mark.services

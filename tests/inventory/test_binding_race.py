@@ -53,6 +53,10 @@ def test_the_editor_and_the_watcher_write_the_same_binding(demo_hub: DemoHub, wa
     hub, watcher = watching
     rows = ManagedClusterSetBinding.objects.filter(hub=hub, name="staging")
     with transaction.atomic():
+        # The hub row locked first: the watcher's insert (its foreign key check) waits for this
+        # transaction even when the watcher hears of the binding before the editor writes its row, as it
+        # may while the test process is short of CPU.
+        Hub.objects.select_for_update().get(pk=hub.pk)
         # what the editor does: create the binding on the hub, then its row from the hub's answer
         created = demo_hub.store.create(binding("team-race"))
         sync.apply_event(hub, BINDING, "ADDED", created)
