@@ -54,17 +54,22 @@ def test_without_tls_the_deploy_check_names_what_is_missing() -> None:
         assert check in result.stderr + result.stdout
 
 
+# random keys get fixed test ids, so every xdist worker collects the same tests
+WEAK_KEYS = [
+    ("SECRET_KEY", DEV_SECRET_KEY, "development default"),
+    ("SECRET_KEY", "django-insecure-" + secrets.token_urlsafe(50), "Django generated for development"),
+    ("SECRET_KEY", secrets.token_urlsafe(20), "fewer than 50 characters"),
+    ("SECRET_KEY", "k" * 60, "fewer than 50 characters, or fewer than 5 different ones"),
+    ("FLEETUI_CREDENTIALS_KEY", DEV_CREDENTIALS_KEY, "development default"),
+    ("FLEETUI_CREDENTIALS_KEY", "hunter2", "fewer than 32 characters"),
+    ("FLEETUI_CREDENTIALS_KEY", "", "not set"),
+]
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "reason"),
-    [
-        ("SECRET_KEY", DEV_SECRET_KEY, "development default"),
-        ("SECRET_KEY", "django-insecure-" + secrets.token_urlsafe(50), "Django generated for development"),
-        ("SECRET_KEY", secrets.token_urlsafe(20), "fewer than 50 characters"),
-        ("SECRET_KEY", "k" * 60, "fewer than 50 characters, or fewer than 5 different ones"),
-        ("FLEETUI_CREDENTIALS_KEY", DEV_CREDENTIALS_KEY, "development default"),
-        ("FLEETUI_CREDENTIALS_KEY", "hunter2", "fewer than 32 characters"),
-        ("FLEETUI_CREDENTIALS_KEY", "", "not set"),
-    ],
+    WEAK_KEYS,
+    ids=[f"{variable}: {reason}" for variable, _, reason in WEAK_KEYS],
 )
 def test_a_weak_key_is_an_error(variable: str, value: str, reason: str) -> None:
     result = check_deploy("ERROR", **(PRODUCTION | {variable: value}))
