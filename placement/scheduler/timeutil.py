@@ -96,3 +96,13 @@ def parse_go_duration(text: str) -> timedelta:
         if total > _MAX_DURATION_NANOS:
             raise DurationError(f"time: invalid duration {quoted}")
     return timedelta(microseconds=(-total if text.startswith("-") else total) / 1000)
+
+
+# the longest Go time.Duration, to the microsecond a timedelta holds
+MAX_GO_DURATION = timedelta(microseconds=_MAX_DURATION_NANOS // 1000)
+
+
+def go_until(moment: datetime, now: datetime) -> timedelta:
+    """Go's `moment.Sub(now)` (what `time.Until` gives): a Duration, so it stops at about 292 years
+    either way instead of growing with the distance between the two instants."""
+    return max(-MAX_GO_DURATION, min(moment - now, MAX_GO_DURATION))
