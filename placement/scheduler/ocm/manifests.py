@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from placement.scheduler.errors import INT64_MAX, ManifestError, in_range, json_type
+from placement.scheduler.errors import INT64_MAX, INT64_MIN, ManifestError, in_range, json_type
 from placement.scheduler.labels import (
     SelectorError,
     parse_stored_label_selector,
@@ -433,14 +433,11 @@ def _parse_tolerations(raw: list[Any]) -> tuple[Toleration, ...]:
     return tuple(tolerations)
 
 
-# tolerationSeconds is an int64, but upstream turns it into a time.Duration (int64 nanoseconds): past
-# this many seconds the product wraps around, so the expiry it computes is meaningless
-_MAX_DURATION_SECONDS = INT64_MAX // 10**9
-
-
 def _toleration_seconds(raw: Any, path: str) -> int | None:
+    """Any int64, as the CRD (format int64) admits; how upstream's Duration arithmetic reads a value past
+    about 292 years is `Toleration.duration`'s concern."""
     seconds = _typed(raw, int, path, None)
-    return None if seconds is None else in_range(seconds, path, -_MAX_DURATION_SECONDS, _MAX_DURATION_SECONDS)
+    return None if seconds is None else in_range(seconds, path, INT64_MIN, INT64_MAX)
 
 
 def _spread_policy(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:

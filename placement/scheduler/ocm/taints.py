@@ -55,14 +55,14 @@ def _matches(taint: Taint, toleration: Toleration) -> bool:
     return toleration.operator == EXISTS
 
 
-def _expiry(time_added: datetime, seconds: int) -> datetime:
-    """`time_added + seconds`, held at the ends of Python's calendar where Go's wider time type goes on:
-    a negative toleration on a taint the hub never stamped (Go's zero time) has long expired, a huge one
+def _expiry(time_added: datetime, duration: timedelta) -> datetime:
+    """`time_added + duration`, held at the ends of Python's calendar where Go's wider time type goes on:
+    a negative toleration on a taint the hub never stamped (Go's zero time) has long expired, a long one
     on a far-future stamp does not expire in any representable time."""
     try:
-        return time_added + timedelta(seconds=seconds)
+        return time_added + duration
     except OverflowError:
-        end = datetime.min if seconds < 0 else datetime.max
+        end = datetime.min if duration < timedelta(0) else datetime.max
         return end.replace(tzinfo=time_added.tzinfo)
 
 
@@ -79,9 +79,10 @@ def taint_verdict(
     for toleration in tolerations:
         if not _matches(taint, toleration):
             continue
-        if toleration.toleration_seconds is None:
+        duration = toleration.duration
+        if duration is None:
             return TaintVerdict(True)
-        expiry = _expiry(taint.time_added, toleration.toleration_seconds)
+        expiry = _expiry(taint.time_added, duration)
         # upstream: tolerated only while now is strictly before the expiry
         if now < expiry:
             return TaintVerdict(True, expires=expiry)

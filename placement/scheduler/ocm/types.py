@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from placement.scheduler.labels import LabelSelector, Requirement, SelectorProblem
@@ -201,6 +201,17 @@ class Toleration:
     value: str = ""
     effect: str = ""
     toleration_seconds: int | None = None
+
+    @property
+    def duration(self) -> timedelta | None:
+        """How long the toleration lasts after the taint's timeAdded, as upstream computes it:
+        `time.Duration(tolerationSeconds) * time.Second`, int64 nanoseconds that wrap around past about
+        292 years either way. Rounded up to the microsecond a timedelta holds, so that `now` (never finer
+        than a microsecond) is before the expiry exactly when it is before Go's."""
+        if self.toleration_seconds is None:
+            return None
+        nanoseconds = (self.toleration_seconds * 10**9 + 2**63) % 2**64 - 2**63
+        return timedelta(microseconds=-(-nanoseconds // 1000))
 
 
 @dataclass(frozen=True, slots=True)
