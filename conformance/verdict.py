@@ -14,6 +14,7 @@ from typing import Any
 from conformance.cases import Case
 from placement.scheduler.documents import Document, Family, ManifestProblems, shape_problems
 from placement.scheduler.fleet.types import ClusterResourceBinding
+from placement.scheduler.intstr import go_atoi
 from placement.scheduler.ocm.decisions import DECISION_GROUP_INDEX_LABEL, DECISION_GROUP_NAME_LABEL
 from placement.scheduler.offline import (
     CLUSTER_RESOURCE_PLACEMENT,
@@ -102,14 +103,23 @@ def ocm_verdict(report: Mapping[str, Any]) -> dict[str, Any]:
 
 def _decision(held: Mapping[str, Any]) -> dict[str, Any]:
     labels = held["labels"]
-    index = labels.get(DECISION_GROUP_INDEX_LABEL)
     return {
         "name": held["name"],
         "groupName": labels.get(DECISION_GROUP_NAME_LABEL, ""),
-        # a missing label is null, one that is not a number is kept as written
-        "groupIndex": int(index) if index is not None and index.isdigit() else index,
+        "groupIndex": _group_index(labels.get(DECISION_GROUP_INDEX_LABEL)),
         "clusters": held["clusters"],
     }
+
+
+def _group_index(label: str | None) -> int | None:
+    """The group index label as the oracle reads it with strconv.Atoi: null when it is missing or no
+    integer (a decision the controller kept without relabelling it, when it only patched the status)."""
+    if label is None:
+        return None
+    try:
+        return go_atoi(label)
+    except ValueError:
+        return None
 
 
 def _conditions(conditions: Any) -> list[dict[str, str]]:
