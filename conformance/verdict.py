@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from conformance.cases import Case
@@ -70,6 +71,16 @@ def seconds(value: float | None) -> float | None:
     return None if value is None else round(value, SECONDS_DECIMALS)
 
 
+def ocm_seconds(value: float | None) -> float | None:
+    """A delay as the OCM oracle writes it: whole milliseconds rounded half away from zero (Go's
+    math.Round over the nanoseconds), read from the decimal digits of our microsecond delay so that a
+    half millisecond is a tie and not a float a hair below or above one."""
+    if value is None:
+        return None
+    milliseconds = (Decimal(repr(value)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    return float(milliseconds / 1000)
+
+
 def ocm_verdict(report: Mapping[str, Any]) -> dict[str, Any]:
     """The OCM verdict of one `schedule -o json` Placement report.
 
@@ -97,7 +108,7 @@ def ocm_verdict(report: Mapping[str, Any]) -> dict[str, Any]:
         "decisions": [_decision(held) for held in report["heldDecisions"]],
         "numberOfSelectedClusters": report["numberOfSelectedClusters"],
         "decisionGroups": [dict(group) for group in report["decisionGroups"]],
-        "requeueAfterSeconds": seconds(report["requeueAfterSeconds"]),
+        "requeueAfterSeconds": ocm_seconds(report["requeueAfterSeconds"]),
     }
 
 

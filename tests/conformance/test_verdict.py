@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from conformance.verdict import our_result
+from conformance.verdict import ocm_seconds, our_result
 from tests.conformance.cases import fleet_case, ocm_case
 
 SATISFIED = [
@@ -153,3 +153,13 @@ def test_a_case_our_parser_refuses_is_an_error_result() -> None:
 
     assert set(result) == {"error"}
     assert "ocm-hand-1: document 10: spec.numberOfClusters" in result["error"]
+
+
+@pytest.mark.parametrize(
+    ("delay", "written"),
+    [(60.9995, 61.0), (297.0005, 297.001), (0.0005, 0.001), (2.000499, 2.0), (240.0, 240.0), (None, None)],
+)
+def test_ocm_requeue_delay_rounds_half_milliseconds_away_from_zero(
+    delay: float | None, written: float | None
+) -> None:
+    assert ocm_seconds(delay) == written
