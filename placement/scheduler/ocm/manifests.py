@@ -51,7 +51,7 @@ from placement.scheduler.ocm.types import (
     Toleration,
 )
 from placement.scheduler.quantity import QuantityError, approx_float
-from placement.scheduler.timeutil import ZERO_TIME, parse_time
+from placement.scheduler.timeutil import ZERO_TIME, parse_time, sub_microsecond_nanos
 
 Warn = Callable[[str], None]
 T = TypeVar("T")
@@ -188,7 +188,8 @@ def _parse_taint(raw: Any, path: str) -> Taint:
     if effect not in TAINT_EFFECTS:
         raise ManifestError(f"{path}.effect", _unsupported(effect, TAINT_EFFECTS))
     time_added = _time(raw.get("timeAdded"), f"{path}.timeAdded") or ZERO_TIME
-    return Taint(key, effect, _typed(raw.get("value"), str, f"{path}.value", ""), time_added)
+    value = _typed(raw.get("value"), str, f"{path}.value", "")
+    return Taint(key, effect, value, time_added, sub_microsecond_nanos(raw.get("timeAdded")))
 
 
 def _unsupported(value: Any, allowed: tuple[str, ...]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from placement.scheduler.labels import LabelSelector, Requirement, SelectorProblem
@@ -36,12 +36,14 @@ BUILT_IN_PRIORITIZERS = (BALANCE, STEADY, RESOURCE_CPU, RESOURCE_MEMORY)
 
 @dataclass(frozen=True, slots=True)
 class Taint:
-    """A ManagedCluster `spec.taints` entry; `time_added` is Go's zero time when the hub never set it."""
+    """A ManagedCluster `spec.taints` entry; `time_added` is Go's zero time when the hub never set it,
+    `time_added_nanoseconds` the nanoseconds of its timestamp below the microsecond `time_added` holds."""
 
     key: str
     effect: str
     value: str = ""
     time_added: datetime = ZERO_TIME
+    time_added_nanoseconds: int = 0
 
     def describe(self) -> str:
         return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
@@ -203,15 +205,13 @@ class Toleration:
     toleration_seconds: int | None = None
 
     @property
-    def duration(self) -> timedelta | None:
+    def duration_nanoseconds(self) -> int | None:
         """How long the toleration lasts after the taint's timeAdded, as upstream computes it:
         `time.Duration(tolerationSeconds) * time.Second`, int64 nanoseconds that wrap around past about
-        292 years either way. Rounded up to the microsecond a timedelta holds, so that `now` (never finer
-        than a microsecond) is before the expiry exactly when it is before Go's."""
+        292 years either way."""
         if self.toleration_seconds is None:
             return None
-        nanoseconds = (self.toleration_seconds * 10**9 + 2**63) % 2**64 - 2**63
-        return timedelta(microseconds=-(-nanoseconds // 1000))
+        return (self.toleration_seconds * 10**9 + 2**63) % 2**64 - 2**63
 
 
 @dataclass(frozen=True, slots=True)

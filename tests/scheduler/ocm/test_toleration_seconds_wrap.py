@@ -15,23 +15,22 @@ WRAPS_TO_A_HUNDRED_SECONDS = 18_446_744_174
 
 
 @pytest.mark.parametrize(
-    ("seconds", "duration"),
+    ("seconds", "nanoseconds"),
     [
-        (300, timedelta(seconds=300)),
-        (-300, timedelta(seconds=-300)),
+        (300, 300 * 10**9),
+        (-300, -300 * 10**9),
         # whole seconds of Go's longest Duration still fit
-        (9_223_372_036, timedelta(seconds=9_223_372_036)),
+        (9_223_372_036, 9_223_372_036 * 10**9),
         # one more wraps to about -292 years
-        (9_223_372_037, timedelta(microseconds=-9_223_372_036_709_551)),
-        # a wrapped Duration that is no whole number of microseconds rounds up
-        (WRAPS_TO_A_HUNDRED_SECONDS, timedelta(microseconds=100_290_449)),
-        (INT64_MAX, timedelta(seconds=-1)),
-        (INT64_MIN, timedelta(0)),
+        (9_223_372_037, -9_223_372_036_709_551_616),
+        (WRAPS_TO_A_HUNDRED_SECONDS, 100_290_448_384),
+        (INT64_MAX, -(10**9)),
+        (INT64_MIN, 0),
         (None, None),
     ],
 )
-def test_duration_is_go_duration_arithmetic(seconds: int | None, duration: timedelta | None) -> None:
-    assert Toleration("gpu", "Exists", toleration_seconds=seconds).duration == duration
+def test_duration_is_go_duration_arithmetic(seconds: int | None, nanoseconds: int | None) -> None:
+    assert Toleration("gpu", "Exists", toleration_seconds=seconds).duration_nanoseconds == nanoseconds
 
 
 def _report(seconds: int) -> dict[str, object]:
