@@ -9,9 +9,9 @@ defaults make 2,000 cases exercise every feature many times.
 Some cases are deliberately odd but still admitted by the API server: CEL that does not compile, CEL that
 fails at run time, prioritizer names and modes upstream reports as Misconfigured, tolerations with an
 empty key and operator Equal, tolerationSeconds whose Go Duration wraps around, taints stamped after
-`now`, a numeric string as clustersPerDecisionGroup. Label selectors that the
-upstream scheduler reports as Misconfigured (an unknown operator, `In` without values) are governed by
-`Probabilities.invalid_selector`, which a caller sets to 0 to leave them out.
+`now`, times with fractional seconds, a numeric string as clustersPerDecisionGroup. Label selectors that
+the upstream scheduler reports as Misconfigured (an unknown operator, `In` without values) are governed
+by `Probabilities.invalid_selector`, which a caller sets to 0 to leave them out.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class Probabilities:
     cluster_taints: float = 0.45
     taint_without_time: float = 0.08
     taint_added_later: float = 0.05  # timeAdded after `now` (another component's clock ran ahead)
+    fractional_time: float = 0.05  # a timeAdded or validUntil with fractional seconds (hand-written)
     allocatable: float = 0.75  # per resource (cpu, memory)
     capacity_missing: float = 0.15  # allocatable given without its capacity
     cluster_conditions: float = 0.85
@@ -188,6 +189,8 @@ DURATION_EDGE_SECONDS = (
     2**63 - 1,
     -(2**63),
 )
+# fractions of a second around the millisecond and microsecond a delay or a datetime is rounded to
+SECOND_FRACTIONS = (".5", ".0005", ".9995", ".000001", ".0000001", ".999999999")
 # the registration agent's Available condition: True twice as often as False or Unknown
 CONDITION_STATUSES = ("True", "True", "False", "Unknown")
 CONDITION_REASONS = {
@@ -304,10 +307,17 @@ class _Builder:
             if age is not None and self.chance(self.p.taint_added_later):
                 age = -age
             if age is not None:
-                taint["timeAdded"] = timestamp(self.now - timedelta(seconds=age))
+                taint["timeAdded"] = self._stamp(self.now - timedelta(seconds=age))
             self.taints.append((taint, age))
             taints.append(taint)
         return taints
+
+    def _stamp(self, moment: datetime) -> str:
+        """`timestamp(moment)`, now and then with fractional seconds: the API server keeps what a
+        manifest writes, and Go's time reads it to the nanosecond."""
+        if not self.chance(self.p.fractional_time):
+            return timestamp(moment)
+        return timestamp(moment).replace("Z", f"{self.rng.choice(SECOND_FRACTIONS)}Z")
 
     def _age(self) -> int:
         """Seconds before `now`: one of the pool exactly (boundaries) or a point in between."""
@@ -393,7 +403,7 @@ class _Builder:
                 if self.chance(self.p.score_valid_until):
                     # expired strictly after validUntil: an offset of 0 is the boundary
                     offset = 0 if self.chance(self.p.boundary_time) else self.rng.randint(-3600, 3600)
-                    status["validUntil"] = timestamp(self.now + timedelta(seconds=offset))
+                    status["validUntil"] = self._stamp(self.now + timedelta(seconds=offset))
                 scores.append(
                     {
                         "apiVersion": GROUP_VERSION_V1ALPHA1,

@@ -139,6 +139,7 @@ EXPECTED_FEATURES = (
     *(f"taint:{effect}" for effect in ("NoSelect", "PreferNoSelect", "NoSelectIfNew")),
     "taint:no timeAdded",
     "taint:timeAdded after now",
+    "taint:fractional timeAdded",
     *(f"toleration:{op}" for op in ("Equal", "Exists", "operator omitted")),
     "toleration:no key",
     "toleration:value",
@@ -234,6 +235,8 @@ def _cluster_features(cluster: dict[str, Any], set_names: set[str], now: datetim
             found.add("taint:no timeAdded")
         elif _when(taint["timeAdded"], now) == "after now":
             found.add("taint:timeAdded after now")
+        if "." in taint.get("timeAdded", ""):
+            found.add("taint:fractional timeAdded")
     status = cluster["status"]
     for resource in status.get("allocatable", {}):
         found.add(f"resource:{resource}")
