@@ -21,7 +21,7 @@ _UNIT_NANOS = {
 }
 _MAX_DURATION_NANOS = 2**63 - 1  # Go durations are int64 nanoseconds (about 292 years)
 _DIGITS = re.compile(r"[0-9]*")
-_FRACTION = re.compile(r"T[0-9:]*\.([0-9]+)")
+_FRACTION = re.compile(r"T[0-9:]*[.,]([0-9]+)")
 _UNIT = re.compile(r"[^0-9.]*")
 
 

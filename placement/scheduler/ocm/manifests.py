@@ -15,6 +15,7 @@ Misconfigured condition appears at schedule time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -123,8 +124,17 @@ def _string_map(value: Any, path: str) -> dict[str, str]:
     return dict(mapping)
 
 
+# what the controllers' metav1.Time decoding (Go's time.Parse with time.RFC3339) reads; Python's
+# fromisoformat alone would also take shapes Go refuses, such as a second fraction after the first
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
 def _time(value: Any, path: str) -> datetime | None:
     try:
+        if isinstance(value, str) and value and not _RFC3339.fullmatch(value):
+            raise ValueError(value)
         return parse_time(value)
     except (TypeError, ValueError) as exc:
         raise ManifestError(path, f"Invalid value: {value!r}: must be an RFC 3339 date-time") from exc
