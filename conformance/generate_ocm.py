@@ -8,9 +8,10 @@ defaults make 2,000 cases exercise every feature many times.
 
 Some cases are deliberately odd but still admitted by the API server: CEL that does not compile, CEL that
 fails at run time, prioritizer names and modes upstream reports as Misconfigured, tolerations with an
-empty key and operator Equal, a numeric string as clustersPerDecisionGroup. Label selectors that the
-upstream scheduler reports as Misconfigured (an unknown operator, `In` without values) are governed by
-`Probabilities.invalid_selector`, which a caller sets to 0 to leave them out.
+empty key and operator Equal, tolerationSeconds whose Go Duration wraps around, taints stamped after
+`now`, times with fractional seconds, a numeric string as clustersPerDecisionGroup. Label selectors that
+the upstream scheduler reports as Misconfigured (an unknown operator, `In` without values) are governed
+by `Probabilities.invalid_selector`, which a caller sets to 0 to leave them out.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class Probabilities:
     missing_set_label: float = 0.1
     cluster_taints: float = 0.45
     taint_without_time: float = 0.08
+    taint_added_later: float = 0.05  # timeAdded after `now` (another component's clock ran ahead)
+    fractional_time: float = 0.05  # a timeAdded or validUntil with fractional seconds (hand-written)
     allocatable: float = 0.75  # per resource (cpu, memory)
     capacity_missing: float = 0.15  # allocatable given without its capacity
     cluster_conditions: float = 0.85
@@ -97,6 +100,7 @@ class Probabilities:
     exists_with_key: float = 0.6
     toleration_effect: float = 0.5
     toleration_seconds: float = 0.6
+    duration_edge_seconds: float = 0.05  # at Go's Duration limits rather than aimed at a taint's age
     toleration_aimed: float = 0.7  # taken from a taint of the case rather than from the pools
     decision_strategy: float = 0.4
     group_size_numeric_string: float = 0.03
@@ -173,6 +177,20 @@ MEMORY_QUANTITIES: tuple[str | int, ...] = ("2Gi", "4096Mi", "8G", "1e9", "16Gi"
 GROUP_PERCENTS = ("1%", "25%", "34%", "50%", "100%")
 # taint ages in seconds that tolerationSeconds are drawn around
 TAINT_AGES = (1, 5, 10, 30, 300, 3600, 86400)
+# tolerationSeconds upstream multiplies into a Go Duration (int64 nanoseconds): the longest whole
+# number of seconds that fits, and values whose product wraps around (to about -292 years, to 100.29 s,
+# to -1 s, to 0)
+GO_DURATION_SECONDS = 9_223_372_036
+DURATION_EDGE_SECONDS = (
+    GO_DURATION_SECONDS,
+    GO_DURATION_SECONDS + 1,
+    -GO_DURATION_SECONDS - 1,
+    18_446_744_174,
+    2**63 - 1,
+    -(2**63),
+)
+# fractions of a second around the millisecond and microsecond a delay or a datetime is rounded to
+SECOND_FRACTIONS = (".5", ".0005", ".9995", ".000001", ".0000001", ".999999999")
 # the registration agent's Available condition: True twice as often as False or Unknown
 CONDITION_STATUSES = ("True", "True", "False", "Unknown")
 CONDITION_REASONS = {
@@ -286,11 +304,20 @@ class _Builder:
             if value:
                 taint["value"] = value
             age = None if self.chance(self.p.taint_without_time) else self._age()
+            if age is not None and self.chance(self.p.taint_added_later):
+                age = -age
             if age is not None:
-                taint["timeAdded"] = timestamp(self.now - timedelta(seconds=age))
+                taint["timeAdded"] = self._stamp(self.now - timedelta(seconds=age))
             self.taints.append((taint, age))
             taints.append(taint)
         return taints
+
+    def _stamp(self, moment: datetime) -> str:
+        """`timestamp(moment)`, now and then with fractional seconds: the API server keeps what a
+        manifest writes, and Go's time reads it to the nanosecond."""
+        if not self.chance(self.p.fractional_time):
+            return timestamp(moment)
+        return timestamp(moment).replace("Z", f"{self.rng.choice(SECOND_FRACTIONS)}Z")
 
     def _age(self) -> int:
         """Seconds before `now`: one of the pool exactly (boundaries) or a point in between."""
@@ -376,7 +403,7 @@ class _Builder:
                 if self.chance(self.p.score_valid_until):
                     # expired strictly after validUntil: an offset of 0 is the boundary
                     offset = 0 if self.chance(self.p.boundary_time) else self.rng.randint(-3600, 3600)
-                    status["validUntil"] = timestamp(self.now + timedelta(seconds=offset))
+                    status["validUntil"] = self._stamp(self.now + timedelta(seconds=offset))
                 scores.append(
                     {
                         "apiVersion": GROUP_VERSION_V1ALPHA1,
@@ -539,11 +566,17 @@ class _Builder:
         if self.chance(self.p.toleration_effect):
             toleration["effect"] = taint.get("effect") or self.rng.choice(TAINT_EFFECTS)
         if self.chance(self.p.toleration_seconds):
-            # aim the expiry (timeAdded + seconds) just before, at or after `now`
-            if age is None:
-                age = self.rng.choice([age for _, age in self.taints if age is not None] or list(TAINT_AGES))
-            toleration["tolerationSeconds"] = age + self.rng.choice(EXPIRY_OFFSETS)
+            toleration["tolerationSeconds"] = self._toleration_seconds(age)
         return toleration
+
+    def _toleration_seconds(self, age: int | None) -> int:
+        """Now and then a value at Go's Duration limits; else one that aims the expiry (timeAdded +
+        seconds) just before, at or after `now`."""
+        if self.chance(self.p.duration_edge_seconds):
+            return self.rng.choice(DURATION_EDGE_SECONDS)
+        if age is None:
+            age = self.rng.choice([age for _, age in self.taints if age is not None] or list(TAINT_AGES))
+        return age + self.rng.choice(EXPIRY_OFFSETS)
 
     def _decision_strategy(self) -> dict[str, Any]:
         group_strategy: dict[str, Any] = {}

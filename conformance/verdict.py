@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from conformance.cases import Case
 from placement.scheduler.documents import Document, Family, ManifestProblems, shape_problems
 from placement.scheduler.fleet.types import ClusterResourceBinding
+from placement.scheduler.intstr import go_atoi
 from placement.scheduler.ocm.decisions import DECISION_GROUP_INDEX_LABEL, DECISION_GROUP_NAME_LABEL
 from placement.scheduler.offline import (
     CLUSTER_RESOURCE_PLACEMENT,
@@ -69,6 +71,16 @@ def seconds(value: float | None) -> float | None:
     return None if value is None else round(value, SECONDS_DECIMALS)
 
 
+def ocm_seconds(value: float | None) -> float | None:
+    """A delay as the OCM oracle writes it: whole milliseconds rounded half away from zero (Go's
+    math.Round over the nanoseconds), read from the decimal digits of our microsecond delay so that a
+    half millisecond is a tie and not a float a hair below or above one."""
+    if value is None:
+        return None
+    milliseconds = (Decimal(repr(value)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    return float(milliseconds / 1000)
+
+
 def ocm_verdict(report: Mapping[str, Any]) -> dict[str, Any]:
     """The OCM verdict of one `schedule -o json` Placement report.
 
@@ -96,20 +108,29 @@ def ocm_verdict(report: Mapping[str, Any]) -> dict[str, Any]:
         "decisions": [_decision(held) for held in report["heldDecisions"]],
         "numberOfSelectedClusters": report["numberOfSelectedClusters"],
         "decisionGroups": [dict(group) for group in report["decisionGroups"]],
-        "requeueAfterSeconds": seconds(report["requeueAfterSeconds"]),
+        "requeueAfterSeconds": ocm_seconds(report["requeueAfterSeconds"]),
     }
 
 
 def _decision(held: Mapping[str, Any]) -> dict[str, Any]:
     labels = held["labels"]
-    index = labels.get(DECISION_GROUP_INDEX_LABEL)
     return {
         "name": held["name"],
         "groupName": labels.get(DECISION_GROUP_NAME_LABEL, ""),
-        # a missing label is null, one that is not a number is kept as written
-        "groupIndex": int(index) if index is not None and index.isdigit() else index,
+        "groupIndex": _group_index(labels.get(DECISION_GROUP_INDEX_LABEL)),
         "clusters": held["clusters"],
     }
+
+
+def _group_index(label: str | None) -> int | None:
+    """The group index label as the oracle reads it with strconv.Atoi: null when it is missing or no
+    integer (a decision the controller kept without relabelling it, when it only patched the status)."""
+    if label is None:
+        return None
+    try:
+        return go_atoi(label)
+    except ValueError:
+        return None
 
 
 def _conditions(conditions: Any) -> list[dict[str, str]]:

@@ -9,6 +9,7 @@ import math
 import re
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")  # what Go's strconv.Atoi accepts
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # What Go's strconv.ParseFloat accepts: decimal, hexadecimal with a p exponent, inf/infinity/nan.
 _GO_DECIMAL_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _GO_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
@@ -27,6 +28,16 @@ def parse_percent(value: str) -> int:
     if not _ATOI.match(digits):
         raise IntOrStringError(f"invalid value for IntOrString: invalid value {value!r}")
     return int(digits)
+
+
+def go_atoi(text: str) -> int:
+    """Go's strconv.Atoi on a 64-bit platform, with its error texts (raised as ValueError)."""
+    if not _ATOI.fullmatch(text):
+        raise ValueError(f'strconv.Atoi: parsing "{text}": invalid syntax')
+    value = int(text)
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError(f'strconv.Atoi: parsing "{text}": value out of range')
+    return value
 
 
 def scaled_value(value: int | str, total: int, *, round_up: bool) -> int:

@@ -21,6 +21,7 @@ _UNIT_NANOS = {
 }
 _MAX_DURATION_NANOS = 2**63 - 1  # Go durations are int64 nanoseconds (about 292 years)
 _DIGITS = re.compile(r"[0-9]*")
+_FRACTION = re.compile(r"T[0-9:]*[.,]([0-9]+)")
 _UNIT = re.compile(r"[^0-9.]*")
 
 
@@ -42,6 +43,14 @@ def parse_time(value: str | datetime | None) -> datetime | None:
     except ValueError as exc:
         raise ValueError(f"not an RFC 3339 time: {value!r}") from exc
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def sub_microsecond_nanos(value: str | datetime | None) -> int:
+    """The nanoseconds below the microsecond of an RFC 3339 timestamp (0 to 999): Go's time keeps them,
+    `parse_time` drops them (a datetime holds microseconds)."""
+    if not isinstance(value, str) or (fraction := _FRACTION.search(value)) is None:
+        return 0
+    return int(fraction.group(1)[6:9].ljust(3, "0"))
 
 
 @overload
@@ -96,3 +105,13 @@ def parse_go_duration(text: str) -> timedelta:
         if total > _MAX_DURATION_NANOS:
             raise DurationError(f"time: invalid duration {quoted}")
     return timedelta(microseconds=(-total if text.startswith("-") else total) / 1000)
+
+
+# the longest Go time.Duration, to the microsecond a timedelta holds
+MAX_GO_DURATION = timedelta(microseconds=_MAX_DURATION_NANOS // 1000)
+
+
+def go_until(moment: datetime, now: datetime) -> timedelta:
+    """Go's `moment.Sub(now)` (what `time.Until` gives): a Duration, so it stops at about 292 years
+    either way instead of growing with the distance between the two instants."""
+    return max(-MAX_GO_DURATION, min(moment - now, MAX_GO_DURATION))

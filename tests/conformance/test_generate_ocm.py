@@ -19,6 +19,7 @@ import pytest
 from conformance.cases import Case
 from conformance.generate_ocm import (
     CLUSTER_SET_LABEL,
+    GO_DURATION_SECONDS,
     GROUP_NAME_LABEL,
     INVALID_REQUIREMENTS,
     PLACEMENT_LABEL,
@@ -137,12 +138,15 @@ EXPECTED_FEATURES = (
     # taints and tolerations
     *(f"taint:{effect}" for effect in ("NoSelect", "PreferNoSelect", "NoSelectIfNew")),
     "taint:no timeAdded",
+    "taint:timeAdded after now",
+    "taint:fractional timeAdded",
     *(f"toleration:{op}" for op in ("Equal", "Exists", "operator omitted")),
     "toleration:no key",
     "toleration:value",
     "toleration:effect",
     "toleration:no effect",
     *(f"toleration expiry:{when}" for when in ("before now", "at now", "after now")),
+    "toleration:seconds past Go's longest Duration",
     # prioritizers and scores
     *(f"mode:{mode}" for mode in ("Additive", "Exact", "omitted")),
     *(f"prioritizer:{name}" for name in ("Balance", "Steady", "ResourceAllocatableCPU")),
@@ -176,7 +180,7 @@ def case_features(case: Case) -> set[str]:
     found |= _binding_features(case)
     set_names = {cluster_set["metadata"]["name"] for cluster_set in of_kind(case, "ManagedClusterSet")}
     for cluster in of_kind(case, "ManagedCluster"):
-        found |= _cluster_features(cluster, set_names)
+        found |= _cluster_features(cluster, set_names, now)
     for score in of_kind(case, "AddOnPlacementScore"):
         found.add(f"score validUntil:{_when(score['status'].get('validUntil'), now)}")
     fleet_size = len(of_kind(case, "ManagedCluster"))
@@ -218,7 +222,7 @@ def _binding_features(case: Case) -> set[str]:
     return found
 
 
-def _cluster_features(cluster: dict[str, Any], set_names: set[str]) -> set[str]:
+def _cluster_features(cluster: dict[str, Any], set_names: set[str], now: datetime) -> set[str]:
     found = set()
     set_label = cluster["metadata"]["labels"].get(CLUSTER_SET_LABEL)
     if set_label is not None:
@@ -229,6 +233,10 @@ def _cluster_features(cluster: dict[str, Any], set_names: set[str]) -> set[str]:
         found.add(f"taint:{taint['effect']}")
         if "timeAdded" not in taint:
             found.add("taint:no timeAdded")
+        elif _when(taint["timeAdded"], now) == "after now":
+            found.add("taint:timeAdded after now")
+        if "." in taint.get("timeAdded", ""):
+            found.add("taint:fractional timeAdded")
     status = cluster["status"]
     for resource in status.get("allocatable", {}):
         found.add(f"resource:{resource}")
@@ -319,6 +327,9 @@ def _expiry_features(case: Case, now: datetime) -> set[str]:
     for placement in of_kind(case, "Placement"):
         for toleration in placement["spec"].get("tolerations", []):
             if "tolerationSeconds" not in toleration:
+                continue
+            if abs(toleration["tolerationSeconds"]) > GO_DURATION_SECONDS:
+                found.add("toleration:seconds past Go's longest Duration")
                 continue
             for moment in added:
                 assert moment is not None

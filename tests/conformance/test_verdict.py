@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 
-from conformance.verdict import our_result
+import pytest
+
+from conformance.verdict import ocm_seconds, our_result
 from tests.conformance.cases import fleet_case, ocm_case
 
 SATISFIED = [
@@ -66,6 +68,24 @@ def test_ocm_placement_with_scheduling_disabled_keeps_its_decisions_and_runs_no_
     assert verdict["decisions"] == [
         {"name": "frontend-decision-1", "groupName": "", "groupIndex": 0, "clusters": ["c3"]}
     ]
+
+
+@pytest.mark.parametrize(
+    ("label", "index"), [("-1", -1), ("+2", 2), ("x", None), ("1.0", None), (" 1", None), ("1\n", None)]
+)
+def test_ocm_group_index_label_reads_as_strconv_atoi_does(label: str, index: int | None) -> None:
+    case = ocm_case()
+    placement = case["manifests"][9]
+    # the controller leaves the decision (and its labels) as they are
+    placement["metadata"]["annotations"] = {
+        "cluster.open-cluster-management.io/experimental-scheduling-disable": "true"
+    }
+    decision = next(m for m in case["manifests"] if m["kind"] == "PlacementDecision")
+    decision["metadata"]["labels"]["cluster.open-cluster-management.io/decision-group-index"] = label
+
+    (verdict,) = our_result(case)["placements"]
+
+    assert [d["groupIndex"] for d in verdict["decisions"]] == [index]
 
 
 def test_fleet_verdict_holds_decisions_bindings_and_condition() -> None:
@@ -133,3 +153,13 @@ def test_a_case_our_parser_refuses_is_an_error_result() -> None:
 
     assert set(result) == {"error"}
     assert "ocm-hand-1: document 10: spec.numberOfClusters" in result["error"]
+
+
+@pytest.mark.parametrize(
+    ("delay", "written"),
+    [(60.9995, 61.0), (297.0005, 297.001), (0.0005, 0.001), (2.000499, 2.0), (240.0, 240.0), (None, None)],
+)
+def test_ocm_requeue_delay_rounds_half_milliseconds_away_from_zero(
+    delay: float | None, written: float | None
+) -> None:
+    assert ocm_seconds(delay) == written

@@ -34,9 +34,14 @@ const (
 // kindSchema is the one served version of a kind and what the API server applies on create.
 type kindSchema struct {
 	apiVersion string
+	namespaced bool
 	structural *structuralschema.Structural
 	newObject  func() runtime.Object
 }
+
+// defaultNamespace is where kubectl (and `manage.py schedule -f`) puts a namespaced object whose
+// manifest names no namespace.
+const defaultNamespace = "default"
 
 // newObjects maps the kinds the scheduling controller reads to their Go types.
 var newObjects = map[string]func() runtime.Object{
@@ -88,6 +93,7 @@ func loadKindSchemas() (map[string]kindSchema, error) {
 				return nil, fmt.Errorf("%s %s: %w", path, version.Name, err)
 			}
 			schema.newObject = newObject
+			schema.namespaced = crd.Spec.Scope == apiextensionsv1.NamespaceScoped
 			result[crd.Spec.Names.Kind] = schema
 		}
 	}
@@ -133,12 +139,28 @@ func admit(raw json.RawMessage) (runtime.Object, error) {
 	if apiVersion != schema.apiVersion {
 		return nil, fmt.Errorf("%s: apiVersion %q is not served (the hub serves %s)", name, apiVersion, schema.apiVersion)
 	}
+	if schema.namespaced {
+		setDefaultNamespace(content)
+	}
 	applyDefaults(content, schema.structural)
 	object := schema.newObject()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, object); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return object, nil
+}
+
+// setDefaultNamespace gives a namespaced manifest without metadata.namespace the default namespace, as
+// kubectl does when it creates the object; our side reads such manifests the same way.
+func setDefaultNamespace(content map[string]any) {
+	metadata, _ := content["metadata"].(map[string]any)
+	if metadata == nil {
+		metadata = map[string]any{}
+		content["metadata"] = metadata
+	}
+	if namespace, _ := metadata["namespace"].(string); namespace == "" {
+		metadata["namespace"] = defaultNamespace
+	}
 }
 
 func describe(kind string, content map[string]any) string {

@@ -206,3 +206,27 @@ func TestInvalidLabelSelectorIsMisconfigured(t *testing.T) {
 		"decisions": `[{"name": "placement1-decision-1", "groupName": "", "groupIndex": 0, "clusters": []}]`,
 	})
 }
+
+// Namespaced manifests that name no namespace land in "default", as kubectl puts them: the binding
+// makes the set eligible for the placement, and the decision is the placement's own (its toleration
+// requeues it).
+func TestManifestsWithoutNamespaceAreInDefault(t *testing.T) {
+	added := testNow.Add(-100 * time.Second).Format(time.RFC3339)
+	taint := object{"key": "maintenance", "effect": "NoSelect", "timeAdded": added}
+	decision := existingDecision("placement1-decision-1", object{placementLabel: "placement1"}, "cluster1")
+	binding := boundSet()[1]
+	unplaced := []object{binding, decision, placement(object{"tolerations": []object{
+		{"key": "maintenance", "operator": "Exists", "tolerationSeconds": 300},
+	}})}
+	for _, o := range unplaced {
+		delete(o["metadata"].(object), "namespace")
+	}
+	objects := append([]object{boundSet()[0], cluster("cluster1", object{}, object{"taints": []object{taint}})},
+		unplaced...)
+	verdict := run(t, objects...)
+	expect(t, verdict, map[string]string{
+		"namespace":           `"default"`,
+		"feasible":            `["cluster1"]`,
+		"requeueAfterSeconds": `200`,
+	})
+}

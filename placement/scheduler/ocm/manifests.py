@@ -15,11 +15,12 @@ Misconfigured condition appears at schedule time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from placement.scheduler.errors import INT64_MAX, ManifestError, in_range, json_type
+from placement.scheduler.errors import INT64_MAX, INT64_MIN, ManifestError, in_range, json_type
 from placement.scheduler.labels import (
     SelectorError,
     parse_stored_label_selector,
@@ -52,7 +53,7 @@ from placement.scheduler.ocm.types import (
     Toleration,
 )
 from placement.scheduler.quantity import QuantityError, approx_float
-from placement.scheduler.timeutil import ZERO_TIME, parse_time
+from placement.scheduler.timeutil import ZERO_TIME, parse_time, sub_microsecond_nanos
 
 Warn = Callable[[str], None]
 T = TypeVar("T")
@@ -124,8 +125,17 @@ def _string_map(value: Any, path: str) -> dict[str, str]:
     return dict(mapping)
 
 
+# what the controllers' metav1.Time decoding (Go's time.Parse with time.RFC3339) reads; Python's
+# fromisoformat alone would also take shapes Go refuses, such as a second fraction after the first
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
 def _time(value: Any, path: str) -> datetime | None:
     try:
+        if isinstance(value, str) and value and not _RFC3339.fullmatch(value):
+            raise ValueError(value)
         return parse_time(value)
     except (TypeError, ValueError) as exc:
         raise ManifestError(path, f"Invalid value: {value!r}: must be an RFC 3339 date-time") from exc
@@ -189,7 +199,8 @@ def _parse_taint(raw: Any, path: str) -> Taint:
     if effect not in TAINT_EFFECTS:
         raise ManifestError(f"{path}.effect", _unsupported(effect, TAINT_EFFECTS))
     time_added = _time(raw.get("timeAdded"), f"{path}.timeAdded") or ZERO_TIME
-    return Taint(key, effect, _typed(raw.get("value"), str, f"{path}.value", ""), time_added)
+    value = _typed(raw.get("value"), str, f"{path}.value", "")
+    return Taint(key, effect, value, time_added, sub_microsecond_nanos(raw.get("timeAdded")))
 
 
 def _unsupported(value: Any, allowed: tuple[str, ...]) -> str:
@@ -434,14 +445,11 @@ def _parse_tolerations(raw: list[Any]) -> tuple[Toleration, ...]:
     return tuple(tolerations)
 
 
-# tolerationSeconds is an int64, but upstream turns it into a time.Duration (int64 nanoseconds): past
-# this many seconds the product wraps around, so the expiry it computes is meaningless
-_MAX_DURATION_SECONDS = INT64_MAX // 10**9
-
-
 def _toleration_seconds(raw: Any, path: str) -> int | None:
+    """Any int64, as the CRD (format int64) admits; how upstream's Duration arithmetic reads a value past
+    about 292 years is `Toleration.duration`'s concern."""
     seconds = _typed(raw, int, path, None)
-    return None if seconds is None else in_range(seconds, path, -_MAX_DURATION_SECONDS, _MAX_DURATION_SECONDS)
+    return None if seconds is None else in_range(seconds, path, INT64_MIN, INT64_MAX)
 
 
 def _spread_policy(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -28,6 +28,7 @@ from placement.scheduler.ocm.predicate import predicate_reason
 from placement.scheduler.ocm.status import ScheduleStatus
 from placement.scheduler.ocm.taints import untolerated_reason
 from placement.scheduler.ocm.types import Placement
+from placement.scheduler.timeutil import go_until
 
 if TYPE_CHECKING:
     from placement.scheduler.ocm.schedule import SchedulingOutcome
@@ -88,10 +89,11 @@ class OcmScheduleResult:
 
     @property
     def requeue_after(self) -> timedelta | None:
-        """Delay after which upstream re-adds the placement to its queue (toleration expiry)."""
+        """Delay after which upstream re-adds the placement to its queue (toleration expiry); upstream
+        measures it with time.Until, so a far expiry is held at Go's longest Duration."""
         if self.outcome is None or self.outcome.requeue_at is None:
             return None
-        return self.outcome.requeue_at - self.now
+        return go_until(self.outcome.requeue_at, self.now)
 
     @property
     def feasible(self) -> list[str] | None:

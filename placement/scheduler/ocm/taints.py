@@ -55,15 +55,18 @@ def _matches(taint: Taint, toleration: Toleration) -> bool:
     return toleration.operator == EXISTS
 
 
-def _expiry(time_added: datetime, seconds: int) -> datetime:
-    """`time_added + seconds`, held at the ends of Python's calendar where Go's wider time type goes on:
-    a negative toleration on a taint the hub never stamped (Go's zero time) has long expired, a huge one
+def _expiry(taint: Taint, nanoseconds: int) -> datetime:
+    """The taint's timeAdded plus `nanoseconds`, both to the nanosecond as Go adds them, then rounded up
+    to the microsecond a datetime holds: `now` (never finer than a microsecond) is before it exactly
+    when it is before Go's. Held at the ends of Python's calendar where Go's wider time type goes on: a
+    negative toleration on a taint the hub never stamped (Go's zero time) has long expired, a long one
     on a far-future stamp does not expire in any representable time."""
+    total = taint.time_added_nanoseconds + nanoseconds
     try:
-        return time_added + timedelta(seconds=seconds)
+        return taint.time_added + timedelta(microseconds=-(-total // 1000))
     except OverflowError:
-        end = datetime.min if seconds < 0 else datetime.max
-        return end.replace(tzinfo=time_added.tzinfo)
+        end = datetime.min if total < 0 else datetime.max
+        return end.replace(tzinfo=taint.time_added.tzinfo)
 
 
 def taint_verdict(
@@ -79,9 +82,10 @@ def taint_verdict(
     for toleration in tolerations:
         if not _matches(taint, toleration):
             continue
-        if toleration.toleration_seconds is None:
+        nanoseconds = toleration.duration_nanoseconds
+        if nanoseconds is None:
             return TaintVerdict(True)
-        expiry = _expiry(taint.time_added, toleration.toleration_seconds)
+        expiry = _expiry(taint, nanoseconds)
         # upstream: tolerated only while now is strictly before the expiry
         if now < expiry:
             return TaintVerdict(True, expires=expiry)

@@ -36,12 +36,14 @@ BUILT_IN_PRIORITIZERS = (BALANCE, STEADY, RESOURCE_CPU, RESOURCE_MEMORY)
 
 @dataclass(frozen=True, slots=True)
 class Taint:
-    """A ManagedCluster `spec.taints` entry; `time_added` is Go's zero time when the hub never set it."""
+    """A ManagedCluster `spec.taints` entry; `time_added` is Go's zero time when the hub never set it,
+    `time_added_nanoseconds` the nanoseconds of its timestamp below the microsecond `time_added` holds."""
 
     key: str
     effect: str
     value: str = ""
     time_added: datetime = ZERO_TIME
+    time_added_nanoseconds: int = 0
 
     def describe(self) -> str:
         return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
@@ -203,6 +205,15 @@ class Toleration:
     value: str = ""
     effect: str = ""
     toleration_seconds: int | None = None
+
+    @property
+    def duration_nanoseconds(self) -> int | None:
+        """How long the toleration lasts after the taint's timeAdded, as upstream computes it:
+        `time.Duration(tolerationSeconds) * time.Second`, int64 nanoseconds that wrap around past about
+        292 years either way."""
+        if self.toleration_seconds is None:
+            return None
+        return (self.toleration_seconds * 10**9 + 2**63) % 2**64 - 2**63
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 from placement.scheduler.errors import ManifestError, in_range
 from placement.scheduler.fleet.types import PICK_FIXED, PICK_N, STATE_UNSCHEDULED, PlacementPolicy
-from placement.scheduler.intstr import scaled_value
+from placement.scheduler.intstr import go_atoi, scaled_value
 from placement.scheduler.labels import LabelSelector, parse_optional_label_selector
 from placement.scheduler.timeutil import DurationError, parse_go_duration
 
@@ -49,8 +49,6 @@ _STAGE_NAME = re.compile(r"^[a-z0-9]+$")
 _WAIT_TIME = re.compile(r"^([0-9]+(\.[0-9]+)?(h|m|s))+$")
 _MAX_CONCURRENCY_PERCENT_PATTERN = r"^(100|[1-9][0-9]?)%$"
 _MAX_CONCURRENCY_PERCENT = re.compile(_MAX_CONCURRENCY_PERCENT_PATTERN)
-_ATOI = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 class InitializationError(ValueError):
@@ -470,28 +468,18 @@ def _selects(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
 def _sorting_value(key: str, cluster: MemberClusterLabels) -> int:
     value = cluster.labels.get(key, "")
     try:
-        return _go_atoi(value)
+        return go_atoi(value)
     except ValueError as exc:
         raise _failure(
             USER_ERROR, f"the sorting label `{key}:{value}` on cluster `{cluster.name}` is not valid: {exc}"
         ) from exc
 
 
-def _go_atoi(text: str) -> int:
-    """Go's strconv.Atoi on a 64-bit platform, with its error texts."""
-    if not _ATOI.fullmatch(text):
-        raise ValueError(f'strconv.Atoi: parsing "{text}": invalid syntax')
-    value = int(text)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise ValueError(f'strconv.Atoi: parsing "{text}": value out of range')
-    return value
-
-
 def _order(members: list[MemberClusterLabels], sorting_label_key: str | None) -> tuple[str, ...]:
     """Sorting label as an integer ascending, then name; name only without a sorting key."""
     if sorting_label_key is None:
         return tuple(c.name for c in members)
-    ordered = sorted(members, key=lambda c: (_go_atoi(c.labels.get(sorting_label_key, "")), c.name))
+    ordered = sorted(members, key=lambda c: (go_atoi(c.labels.get(sorting_label_key, "")), c.name))
     return tuple(c.name for c in ordered)
 
 
