@@ -28,8 +28,6 @@ from placement.scheduler.timeutil import parse_time
 
 # the controller writes these two conditions; others on an existing status are not compared
 OCM_CONDITION_TYPES = ("PlacementMisconfigured", "PlacementSatisfied")
-# times are compared in seconds to the millisecond, as the oracle rounds them
-SECONDS_DECIMALS = 3
 
 
 def case_documents(case: Case) -> list[Document]:
@@ -67,14 +65,9 @@ def _verdict(report: Mapping[str, Any], parsed: ParsedManifests) -> dict[str, An
 
 
 def seconds(value: float | None) -> float | None:
-    """A delay in seconds as both sides write it: rounded to the millisecond, None for no delay."""
-    return None if value is None else round(value, SECONDS_DECIMALS)
-
-
-def ocm_seconds(value: float | None) -> float | None:
-    """A delay as the OCM oracle writes it: whole milliseconds rounded half away from zero (Go's
-    math.Round over the nanoseconds), read from the decimal digits of our microsecond delay so that a
-    half millisecond is a tie and not a float a hair below or above one."""
+    """A delay as both oracles write it: whole milliseconds rounded half away from zero (Go's
+    math.Round), read from the decimal digits of our microsecond delay so that a half millisecond is a
+    tie and not a float a hair below or above one; None for no delay."""
     if value is None:
         return None
     milliseconds = (Decimal(repr(value)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP)
@@ -108,7 +101,7 @@ def ocm_verdict(report: Mapping[str, Any]) -> dict[str, Any]:
         "decisions": [_decision(held) for held in report["heldDecisions"]],
         "numberOfSelectedClusters": report["numberOfSelectedClusters"],
         "decisionGroups": [dict(group) for group in report["decisionGroups"]],
-        "requeueAfterSeconds": ocm_seconds(report["requeueAfterSeconds"]),
+        "requeueAfterSeconds": seconds(report["requeueAfterSeconds"]),
     }
 
 

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from conformance.verdict import ocm_seconds, our_result
+from conformance.verdict import our_result, seconds
 from tests.conformance.cases import fleet_case, ocm_case
 
 SATISFIED = [
@@ -162,4 +162,4 @@ def test_a_case_our_parser_refuses_is_an_error_result() -> None:
 def test_ocm_requeue_delay_rounds_half_milliseconds_away_from_zero(
     delay: float | None, written: float | None
 ) -> None:
-    assert ocm_seconds(delay) == written
+    assert seconds(delay) == written
