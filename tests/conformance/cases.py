@@ -1,16 +1,31 @@
-"""Small hand-written conformance cases, one per family, whose verdicts the tests work out from upstream."""
+"""Small hand-written conformance cases, one per family, whose verdicts the tests work out from upstream,
+and what the conformance tests read from any case."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from conformance.cases import Case
+from placement.scheduler.timeutil import parse_time
 
 NOW = "2024-05-01T12:00:00Z"
 OCM_API = "cluster.open-cluster-management.io"
 FLEET_CLUSTER_API = "cluster.kubernetes-fleet.io/v1beta1"
 FLEET_PLACEMENT_API = "placement.kubernetes-fleet.io/v1beta1"
 SET_LABEL = f"{OCM_API}/clusterset"
+
+
+def now_of(case: Case) -> datetime:
+    """The case's scheduling time."""
+    now = parse_time(case["now"])
+    assert now is not None
+    return now
+
+
+def of_kind(case: Case, kind: str) -> list[dict[str, Any]]:
+    """The case's manifests of one kind, in case order."""
+    return [manifest for manifest in case["manifests"] if manifest["kind"] == kind]
 
 
 def managed_cluster(

@@ -14,12 +14,12 @@ import pytest
 
 from conformance.cases import Case
 from conformance.generate_fleet import GONE_CLUSTERS, generate_case
-from placement.scheduler.documents import Document
+from conformance.verdict import case_documents
 from placement.scheduler.fleet.eligibility import eligibility_reason
 from placement.scheduler.fleet.manifests import parse_member_cluster
 from placement.scheduler.offline import run_offline
 from placement.scheduler.quantity import parse_quantity
-from placement.scheduler.timeutil import parse_time
+from tests.conformance.cases import now_of, of_kind
 
 CASES = 300
 # How often each feature must show up in CASES cases: often enough to matter in a 2,000-case run.
@@ -36,25 +36,11 @@ def cases() -> list[Case]:
     return _cases(19)
 
 
-def _documents(case: Case) -> list[Document]:
-    return [Document(case["id"], number, body) for number, body in enumerate(case["manifests"], start=1)]
-
-
-def _now(case: Case) -> datetime:
-    moment = parse_time(case["now"])
-    assert moment is not None
-    return moment
-
-
-def _of_kind(case: Case, kind: str) -> list[dict[str, Any]]:
-    return [body for body in case["manifests"] if body["kind"] == kind]
-
-
 def test_every_case_is_accepted_by_our_scheduler(cases: list[Case]) -> None:
     for case in cases:
         # ManifestProblems (a rejected document) propagates and fails the test with the case's id
-        run = run_offline(_documents(case), _now(case))
-        assert len(run.reports) == len(_of_kind(case, "ClusterResourcePlacement")), case["id"]
+        run = run_offline(case_documents(case), now_of(case))
+        assert len(run.reports) == len(of_kind(case, "ClusterResourcePlacement")), case["id"]
         assert run.warnings == (), case["id"]
 
 
@@ -212,15 +198,15 @@ def _binding_features(body: dict[str, Any], placements: set[str], fleet: dict[st
 
 def _features(case: Case) -> Counter[str]:
     found: Counter[str] = Counter()
-    clusters = _of_kind(case, "MemberCluster")
-    fleet = {body["metadata"]["name"]: _eligibility(body, _now(case)) is None for body in clusters}
-    placements = _of_kind(case, "ClusterResourcePlacement")
+    clusters = of_kind(case, "MemberCluster")
+    fleet = {body["metadata"]["name"]: _eligibility(body, now_of(case)) is None for body in clusters}
+    placements = of_kind(case, "ClusterResourcePlacement")
     for body in clusters:
-        found.update(_cluster_features(body, _now(case)))
+        found.update(_cluster_features(body, now_of(case)))
     for body in placements:
         found.update(_policy_features(body["spec"].get("policy"), fleet))
     names = {body["metadata"]["name"] for body in placements}
-    for body in _of_kind(case, "ClusterResourceBinding"):
+    for body in of_kind(case, "ClusterResourceBinding"):
         found.update(_binding_features(body, names, fleet))
     found[f"{len(clusters)} clusters"] += 1
     return found
@@ -285,9 +271,9 @@ def test_every_feature_appears(cases: list[Case]) -> None:
 
 
 def _gone_targets(case: Case) -> set[str]:
-    fleet = {body["metadata"]["name"] for body in _of_kind(case, "MemberCluster")}
+    fleet = {body["metadata"]["name"] for body in of_kind(case, "MemberCluster")}
     return {
         body["spec"]["targetCluster"]
-        for body in _of_kind(case, "ClusterResourceBinding")
+        for body in of_kind(case, "ClusterResourceBinding")
         if body["spec"]["targetCluster"] not in fleet
     }

@@ -27,9 +27,10 @@ from conformance.generate_ocm import (
     generate_case,
     timestamp,
 )
-from placement.scheduler.documents import Document
+from conformance.verdict import case_documents
 from placement.scheduler.offline import run_offline
 from placement.scheduler.timeutil import parse_time
+from tests.conformance.cases import now_of, of_kind
 
 CASES = 300
 MIN_COUNT = 5
@@ -58,23 +59,9 @@ def generated(count: int = CASES, probabilities: Any = PROBABILITIES) -> Iterato
         yield generate_case(random.Random(seed), f"ocm-test-{seed}", probabilities)
 
 
-def documents(case: Case) -> list[Document]:
-    return [Document(case["id"], number, body) for number, body in enumerate(case["manifests"], start=1)]
-
-
-def now_of(case: Case) -> datetime:
-    now = parse_time(case["now"])
-    assert now is not None
-    return now
-
-
-def of_kind(case: Case, kind: str) -> list[dict[str, Any]]:
-    return [manifest for manifest in case["manifests"] if manifest["kind"] == kind]
-
-
 def test_cases_parse_and_schedule_here() -> None:
     for case in generated():
-        run = run_offline(documents(case), now_of(case))
+        run = run_offline(case_documents(case), now_of(case))
         assert len(run.reports) == len(of_kind(case, "Placement")), case["id"]
 
 
@@ -85,7 +72,7 @@ def test_invalid_selectors_are_generated_and_admitted() -> None:
         for placement in of_kind(case, "Placement"):
             text = json.dumps(placement["spec"].get("predicates", []))
             invalid += sum(text.count(json.dumps(requirement)) for requirement in INVALID_REQUIREMENTS)
-        run_offline(documents(case), now_of(case))
+        run_offline(case_documents(case), now_of(case))
     assert invalid >= MIN_COUNT
 
 
