@@ -91,7 +91,7 @@ UP_LOG ?= var/up.log
 SERVICES ?= scripts/services
 SERVICES_ENV ?= var/services/env
 
-.PHONY: run worker beat watch up down test lint services services-stop oracle conformance
+.PHONY: run worker beat watch up down test lint services services-stop oracle conformance realhub-bin
 
 # axe-core, which the browser tests inject into pages to check accessibility, pinned in package-lock.json.
 AXE := node_modules/axe-core/axe.min.js
@@ -211,3 +211,10 @@ oracle: $(RUNTIME_STAMP)
 
 conformance: oracle
 	$(BIN)/python -m conformance --cases $(CASES) $(if $(SEED),--seed $(SEED)) --write-regressions
+
+# A real hub for the tests, built from the upstream modules conformance/go.mod pins (no prebuilt downloads):
+# kube-apiserver, etcd and the OCM placement controller in var/realhub/bin/, each built only when missing or
+# older than go.mod/go.sum (conformance/realhub.py). `python -m conformance.realhub crds` lists the OCM and
+# KubeFleet CRD manifests in the module cache.
+realhub-bin: $(RUNTIME_STAMP)
+	$(BIN)/python -m conformance.realhub build
