@@ -91,7 +91,7 @@ UP_LOG ?= var/up.log
 SERVICES ?= scripts/services
 SERVICES_ENV ?= var/services/env
 
-.PHONY: run worker beat watch up down test lint services services-stop oracle conformance realhub-bin
+.PHONY: run worker beat watch up down test lint services services-stop oracle conformance realhub-bin test-realhub
 
 # axe-core, which the browser tests inject into pages to check accessibility, pinned in package-lock.json.
 AXE := node_modules/axe-core/axe.min.js
@@ -197,7 +197,7 @@ test: lint $(AXE)
 			echo "make test: PostgreSQL and Redis from $(SERVICES_ENV)"; \
 		else echo "make test: $(SERVICES_ENV) names services that do not answer (make services)"; fi; \
 	fi; \
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not realhub" $(PYTEST_ARGS)
 
 # Differential testing against the upstream OCM and KubeFleet schedulers (conformance/README.md): CASES
 # random cases per family from SEED (a fresh seed when empty; the run prints it first), each disagreement
@@ -218,3 +218,7 @@ conformance: oracle
 # KubeFleet CRD manifests in the module cache.
 realhub-bin: $(RUNTIME_STAMP)
 	$(BIN)/python -m conformance.realhub build
+
+# The tests marked `realhub` (tests/realhub/), which `make test` leaves out: they need the binaries above.
+test-realhub: realhub-bin $(DEV_STAMP)
+	$(BIN)/pytest -m realhub tests/realhub $(PYTEST_ARGS)

@@ -8,7 +8,7 @@ from pathlib import Path
 import kubernetes
 import pytest
 
-from tests.realhub.conftest import managed_cluster
+from tests.realhub.conftest import managed_cluster, require_binaries
 from tests.realhub.hub import RealHub, process_exists
 
 pytestmark = pytest.mark.realhub
@@ -65,8 +65,7 @@ def test_a_managed_cluster_is_created_and_its_schema_enforced(
 
 def test_stopping_leaves_no_process(tmp_path: Path) -> None:
     hub = RealHub(tmp_path)
-    if hub.missing_binaries():
-        pytest.skip("make realhub-bin builds the binaries")
+    require_binaries(hub)
     with hub:
         pids = hub.pids()
         assert len(pids) == 2 and all(process_exists(pid) for pid in pids)
