@@ -5,6 +5,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from celery.signals import task_prerun
@@ -30,6 +31,13 @@ def pytest_configure(config: pytest.Config) -> None:
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if worker and broker.startswith("redis://"):
         os.environ["CELERY_BROKER_URL"] = on_redis_database(broker, 1 + int(worker.removeprefix("gw")))
+
+
+def unavailable(message: str) -> NoReturn:
+    """What a test needs is missing: it fails in CI, where everything must be there, and skips elsewhere."""
+    if IN_CI:
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 def require_service(variable: str, what: str) -> str:
@@ -78,10 +86,7 @@ def database_url() -> str:
 def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
     """A redis-server of this test alone, not started yet, killed afterwards; for taking a broker down."""
     if shutil.which("redis-server") is None:
-        message = "redis-server is not installed (make services installs it)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable("redis-server is not installed (make services installs it)")
     server = RedisServer(tmp_path)
     try:
         yield server

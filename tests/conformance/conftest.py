@@ -8,15 +8,12 @@ from pathlib import Path
 import pytest
 
 from conformance.oracle import BINARY, build
-from tests.conftest import IN_CI
+from tests.conftest import unavailable
 
 
 @pytest.fixture(scope="session")
 def oracle_binary() -> Path:
     if shutil.which("go") is None:
-        message = "go is not installed: the conformance oracle cannot be built"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable("go is not installed: the conformance oracle cannot be built")
     build()
     return BINARY

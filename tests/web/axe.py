@@ -5,9 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.conftest import IN_CI
+from tests.conftest import unavailable
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
@@ -29,10 +27,7 @@ class Problem:
 def require_axe() -> Path:
     """axe.min.js; missing fails in CI and skips elsewhere, saying how to install it."""
     if not AXE.exists():
-        message = f"{AXE} is missing; install it with `npm ci` (make test does)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"{AXE} is missing; install it with `npm ci` (make test does)")
     return AXE
 
 

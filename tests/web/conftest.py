@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import IN_CI
+from tests.conftest import unavailable
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -15,10 +15,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
-        message = f"Chromium not found at {CHROMIUM}; install Debian's package: apt-get install -y chromium"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(
+            f"Chromium not found at {CHROMIUM}; install Debian's package: apt-get install -y chromium"
+        )
     from playwright.sync_api import sync_playwright
 
     with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
