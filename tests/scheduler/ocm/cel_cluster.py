@@ -1,4 +1,9 @@
-"""The ManagedCluster the CEL tests evaluate against, as upstream's expected results were produced on it."""
+"""The ManagedCluster the CEL tests evaluate against, as upstream's expected results were produced on it,
+and the check they make of an expression against upstream's result."""
+
+import pytest
+
+from placement.scheduler.ocm.cel import CelCompileError, compile_cel_selector
 
 CLUSTER = {
     "apiVersion": "cluster.open-cluster-management.io/v1",
@@ -24,3 +29,15 @@ CLUSTER = {
 def no_scores(resource_name: str) -> list[dict[str, object]]:
     """The cluster has no AddOnPlacementScores: `scores()` is an error, as with upstream's nil lister."""
     raise LookupError(resource_name)
+
+
+def assert_as_upstream(
+    expression: str, expected: bool | None, refused: str | None = None, cluster: dict[str, object] = CLUSTER
+) -> None:
+    """`expected` None: upstream refuses the expression when the selector is built (its message matching
+    `refused` when given); else whether it matches `cluster`, which has no scores."""
+    if expected is None:
+        with pytest.raises(CelCompileError, match=refused):
+            compile_cel_selector([expression])
+        return
+    assert compile_cel_selector([expression]).matches(cluster, no_scores) is expected

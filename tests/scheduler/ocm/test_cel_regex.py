@@ -7,13 +7,10 @@ conformance oracle). `None` means upstream refuses the expression: a constant pa
 
 import pytest
 
-from placement.scheduler.ocm.cel import CelCompileError, compile_cel_selector
+from tests.scheduler.ocm.cel_cluster import assert_as_upstream
 
-CLUSTER = {"metadata": {"name": "c1"}}
-
-
-def no_scores(resource_name: str) -> list[dict[str, object]]:
-    raise LookupError(resource_name)
+# a cluster named as the last expressions expect
+CLUSTER: dict[str, object] = {"metadata": {"name": "c1"}}
 
 
 UPSTREAM_RESULTS = [
@@ -41,8 +38,4 @@ UPSTREAM_RESULTS = [
 
 @pytest.mark.parametrize(("expression", "expected"), UPSTREAM_RESULTS)
 def test_regex_as_upstream(expression: str, expected: bool | None) -> None:
-    if expected is None:
-        with pytest.raises(CelCompileError):
-            compile_cel_selector([expression])
-        return
-    assert compile_cel_selector([expression]).matches(CLUSTER, no_scores) is expected
+    assert_as_upstream(expression, expected, cluster=CLUSTER)

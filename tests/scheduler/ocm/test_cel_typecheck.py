@@ -9,7 +9,7 @@ True/False is the result of a selector that compiles, None a refused one.
 import pytest
 
 from placement.scheduler.ocm.cel import CelCompileError, compile_cel_selector
-from tests.scheduler.ocm.cel_cluster import CLUSTER, no_scores
+from tests.scheduler.ocm.cel_cluster import assert_as_upstream
 
 UPSTREAM_RESULTS = [
     # operators need operands of one type, with no implicit numeric conversion
@@ -79,11 +79,7 @@ UPSTREAM_RESULTS = [
 
 @pytest.mark.parametrize(("expression", "expected"), UPSTREAM_RESULTS)
 def test_types_are_checked_as_upstream(expression: str, expected: bool | None) -> None:
-    if expected is None:
-        with pytest.raises(CelCompileError, match="^compilation failed: ERROR: <input>:"):
-            compile_cel_selector([expression])
-        return
-    assert compile_cel_selector([expression]).matches(CLUSTER, no_scores) is expected
+    assert_as_upstream(expression, expected, "^compilation failed: ERROR: <input>:")
 
 
 def test_no_matching_overload_names_the_function_and_argument_types() -> None:
