@@ -1,25 +1,37 @@
 """The `real_hub` fixture: etcd and kube-apiserver built from the upstream modules, with the upstream CRDs.
 
 The binaries come from `make realhub-bin`; without them the tests marked `realhub` skip, since building
-kube-apiserver takes minutes that `make test` should not spend.
+kube-apiserver takes minutes that `make test` should not spend. `registered_hub` is the dashboard's view
+of it: a Hub added with `hubs add`, holding a token of the ServiceAccount `deploy/hub-rbac.yaml` grants
+(the least privilege the README tells operators to apply). `empty_hub` deletes every custom object
+first, since one hub serves the whole session.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import kubernetes
 import pytest
 import yaml
+from django.core.management import call_command
 
-from conformance.realhub import crd_paths
+from conformance.realhub import REPOSITORY, crd_paths
+from inventory.models import Hub
 from tests.conftest import unavailable
 from tests.realhub.hub import RealHub
 
 CRD_TIMEOUT = 60.0
+EMPTY_TIMEOUT = 30.0
+# the RBAC operators apply on their hubs, applied as is to the real hub
+HUB_RBAC = REPOSITORY / "deploy" / "hub-rbac.yaml"
+SERVICE_ACCOUNT = ("fleetui", "fleetui")  # namespace, name, as HUB_RBAC creates it
+TOKEN_SECONDS = 24 * 3600
+REGISTERED_NAME = "realhub"
 
 
 def api_client(hub: RealHub) -> kubernetes.client.ApiClient:
@@ -87,3 +99,103 @@ def managed_cluster(name: str, **spec: Any) -> dict[str, Any]:
         "metadata": {"name": name, "labels": {"env": "test"}},
         "spec": {"hubAcceptsClient": True, **spec},
     }
+
+
+@dataclass(frozen=True)
+class DashboardCredentials:
+    """What an operator hands `hubs add`: the ServiceAccount's token and the hub's CA, as files."""
+
+    token_file: Path
+    ca_file: Path
+
+
+def service_account_token(client: kubernetes.client.ApiClient, namespace: str, name: str) -> str:
+    """A bound token of the ServiceAccount (TokenRequest), as `kubectl create token` asks for one."""
+    request = kubernetes.client.AuthenticationV1TokenRequest(
+        spec=kubernetes.client.V1TokenRequestSpec(audiences=[], expiration_seconds=TOKEN_SECONDS)
+    )
+    answer = kubernetes.client.CoreV1Api(client).create_namespaced_service_account_token(
+        name, namespace, request
+    )
+    return str(answer.status.token)
+
+
+@pytest.fixture(scope="session")
+def dashboard_credentials(
+    real_hub: RealHub, tmp_path_factory: pytest.TempPathFactory
+) -> DashboardCredentials:
+    """deploy/hub-rbac.yaml applied to the hub, and a token of its ServiceAccount."""
+    assert real_hub.credentials is not None
+    directory = tmp_path_factory.mktemp("dashboard")
+    with api_client(real_hub) as client:
+        kubernetes.utils.create_from_yaml(client, yaml_file=str(HUB_RBAC))
+        token = service_account_token(client, *SERVICE_ACCOUNT)
+    (directory / "token").write_text(token)
+    return DashboardCredentials(token_file=directory / "token", ca_file=real_hub.credentials.ca)
+
+
+def register_hub(real_hub: RealHub, credentials: DashboardCredentials, *options: str) -> Hub:
+    """`hubs add` as an operator runs it, with the token and CA files; answers the Hub it stored."""
+    call_command(
+        "hubs",
+        "add",
+        REGISTERED_NAME,
+        "--server",
+        real_hub.server,
+        "--token-file",
+        str(credentials.token_file),
+        "--ca-file",
+        str(credentials.ca_file),
+        *options,
+    )
+    return Hub.objects.get(name=REGISTERED_NAME)
+
+
+@pytest.fixture
+def registered_hub(db: None, real_hub: RealHub, dashboard_credentials: DashboardCredentials) -> Hub:
+    """The real hub as the dashboard knows it: serving OCM and KubeFleet kinds, publishing to `default`."""
+    return register_hub(real_hub, dashboard_credentials, "--fleet", "--publish-namespace", "default")
+
+
+def custom_resources(client: kubernetes.client.ApiClient) -> list[tuple[str, str, str, bool]]:
+    """(group, served storage version, plural, namespaced) of every CRD the hub serves."""
+    resources = []
+    for crd in kubernetes.client.ApiextensionsV1Api(client).list_custom_resource_definition().items:
+        version = next(v.name for v in crd.spec.versions if v.storage)
+        resources.append((crd.spec.group, version, crd.spec.names.plural, crd.spec.scope == "Namespaced"))
+    return resources
+
+
+def delete_custom_objects(client: kubernetes.client.ApiClient) -> None:
+    """Every custom object deleted, and waited for; finalizers are cleared, since no controller that
+    set one runs to remove it."""
+    objects = kubernetes.client.CustomObjectsApi(client)
+    resources = custom_resources(client)
+    for group, version, plural, namespaced in resources:
+        if not namespaced:
+            objects.delete_collection_cluster_custom_object(group, version, plural)
+            continue
+        listed = objects.list_cluster_custom_object(group, version, plural)
+        for namespace in {item["metadata"]["namespace"] for item in listed["items"]}:
+            objects.delete_collection_namespaced_custom_object(group, version, namespace, plural)
+    deadline = time.monotonic() + EMPTY_TIMEOUT
+    for group, version, plural, namespaced in resources:
+        while items := objects.list_cluster_custom_object(group, version, plural)["items"]:
+            for item in items:
+                if item["metadata"].get("finalizers"):
+                    patch = {"metadata": {"finalizers": None}}
+                    name, namespace = item["metadata"]["name"], item["metadata"].get("namespace")
+                    if namespaced:
+                        objects.patch_namespaced_custom_object(group, version, namespace, plural, name, patch)
+                    else:
+                        objects.patch_cluster_custom_object(group, version, plural, name, patch)
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{plural} still on the hub after {EMPTY_TIMEOUT:g} s")
+            time.sleep(0.1)
+
+
+@pytest.fixture
+def empty_hub(real_hub: RealHub, hub_client: kubernetes.client.ApiClient) -> RealHub:
+    """The session's hub with no custom object left by an earlier test."""
+    delete_custom_objects(hub_client)
+    return real_hub
