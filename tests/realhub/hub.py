@@ -3,13 +3,16 @@
 `RealHub(workdir).start()` writes a CA, the apiserver's serving certificate, an admin client certificate
 (group system:masters, which RBAC lets do anything) and a service-account signing key under `workdir`,
 starts etcd with its data there and kube-apiserver against it with TLS, RBAC and a service-account
-issuer, and waits for /readyz. `stop()` ends both processes and waits for them.
+issuer, and waits for /readyz. `compact()` compacts etcd and restarts the apiserver, so old resourceVersions
+are 410 Gone. `stop()` ends both processes and waits for them.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime
 import ipaddress
+import json
 import os
 import signal
 import ssl
@@ -20,7 +23,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -139,7 +142,7 @@ class _Process:
     def __init__(self, name: str, command: list[str], log: Path) -> None:
         self.name = name
         self.log = log
-        self._log: IO[bytes] = log.open("wb")
+        self._log: IO[bytes] = log.open("ab")
         # a session of its own: a Ctrl-C meant for pytest reaches the hub only through stop()
         self.popen = subprocess.Popen(
             command,
@@ -187,17 +190,17 @@ class RealHub:
         # the CRDs installed on it (names), set by whoever installs them
         self.crds: list[str] = []
         self._processes: list[_Process] = []
+        self._api_port = 0
 
     def missing_binaries(self) -> list[str]:
         return [name for name in ("etcd", "kube-apiserver") if not (self.bin_dir / name).exists()]
 
     def start(self) -> RealHub:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        pki = self.workdir / "pki"
-        self.credentials = write_pki(pki)
-        client_port, peer_port, api_port = free_port(), free_port(), free_port()
+        self.credentials = write_pki(self.workdir / "pki")
+        client_port, peer_port, self._api_port = free_port(), free_port(), free_port()
         self.etcd_url = f"http://127.0.0.1:{client_port}"
-        self.server = f"https://127.0.0.1:{api_port}"
+        self.server = f"https://127.0.0.1:{self._api_port}"
         peer = f"http://127.0.0.1:{peer_port}"
         began = time.monotonic()
         try:
@@ -220,35 +223,68 @@ class RealHub:
                     self.workdir / "etcd.log",
                 )
             )
-            self._processes.append(
-                _Process(
-                    "kube-apiserver",
-                    [
-                        str(self.bin_dir / "kube-apiserver"),
-                        f"--etcd-servers={self.etcd_url}",
-                        "--bind-address=127.0.0.1",
-                        "--advertise-address=127.0.0.1",
-                        f"--secure-port={api_port}",
-                        f"--cert-dir={pki}",
-                        f"--tls-cert-file={pki / 'apiserver.crt'}",
-                        f"--tls-private-key-file={pki / 'apiserver.key'}",
-                        f"--client-ca-file={pki / 'ca.crt'}",
-                        f"--service-account-issuer={self.server}",
-                        f"--service-account-key-file={pki / 'sa.pub'}",
-                        f"--service-account-signing-key-file={pki / 'sa.key'}",
-                        "--authorization-mode=RBAC",
-                        "--service-cluster-ip-range=10.96.0.0/24",
-                        "--profiling=false",
-                    ],
-                    self.workdir / "kube-apiserver.log",
-                )
-            )
-            self._wait_ready()
+            self._start_apiserver()
         except BaseException:
             self.stop()
             raise
         self.started_in = time.monotonic() - began
         return self
+
+    def _start_apiserver(self) -> None:
+        pki = self.workdir / "pki"
+        self._processes.append(
+            _Process(
+                "kube-apiserver",
+                [
+                    str(self.bin_dir / "kube-apiserver"),
+                    f"--etcd-servers={self.etcd_url}",
+                    "--bind-address=127.0.0.1",
+                    "--advertise-address=127.0.0.1",
+                    f"--secure-port={self._api_port}",
+                    f"--cert-dir={pki}",
+                    f"--tls-cert-file={pki / 'apiserver.crt'}",
+                    f"--tls-private-key-file={pki / 'apiserver.key'}",
+                    f"--client-ca-file={pki / 'ca.crt'}",
+                    f"--service-account-issuer={self.server}",
+                    f"--service-account-key-file={pki / 'sa.pub'}",
+                    f"--service-account-signing-key-file={pki / 'sa.key'}",
+                    "--authorization-mode=RBAC",
+                    "--service-cluster-ip-range=10.96.0.0/24",
+                    "--profiling=false",
+                ],
+                # appended to, so a restart keeps the earlier run's log
+                self.workdir / "kube-apiserver.log",
+            )
+        )
+        self._wait_ready()
+
+    def _etcd(self, method: str, body: dict[str, object]) -> dict[str, Any]:
+        """A call of etcd's JSON gateway (the v3 API over HTTP)."""
+        request = urllib.request.Request(
+            f"{self.etcd_url}/v3/{method}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            result: dict[str, Any] = json.loads(answer.read())
+            return result
+
+    def etcd_revision(self) -> int:
+        """etcd's current revision: the resourceVersion of the latest write to the hub."""
+        return int(self._etcd("kv/range", {"key": base64.b64encode(b"/").decode()})["header"]["revision"])
+
+    def compact(self) -> int:
+        """Compact etcd up to its current revision, as the apiserver does every five minutes, and restart
+        the apiserver: its watch cache would otherwise go on serving the compacted history from memory
+        (kube-apiserver 1.34 answers watches and paged lists from it), while a restarted one knows only
+        the present, so older resourceVersions and continue tokens are answered 410 Gone. Answers the
+        revision compacted to."""
+        revision = self.etcd_revision()
+        self._etcd("kv/compaction", {"revision": str(revision), "physical": True})
+        apiserver = self._processes.pop()
+        apiserver.stop()
+        self._start_apiserver()
+        return revision
 
     def ssl_context(self) -> ssl.SSLContext:
         assert self.credentials is not None, "start() first"

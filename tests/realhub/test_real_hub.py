@@ -47,6 +47,7 @@ def test_the_ocm_and_kubefleet_crds_are_served(real_hub: RealHub) -> None:
         assert name in real_hub.crds
 
 
+@pytest.mark.usefixtures("empty_hub")
 def test_a_managed_cluster_is_created_and_its_schema_enforced(
     hub_client: kubernetes.client.ApiClient,
 ) -> None:
@@ -70,3 +71,22 @@ def test_stopping_leaves_no_process(tmp_path: Path) -> None:
         pids = hub.pids()
         assert len(pids) == 2 and all(process_exists(pid) for pid in pids)
     assert not any(process_exists(pid) for pid in pids)
+
+
+def test_compacting_makes_older_resource_versions_gone(
+    real_hub: RealHub, hub_client: kubernetes.client.ApiClient
+) -> None:
+    objects = kubernetes.client.CustomObjectsApi(hub_client)
+    objects.create_cluster_custom_object(*OCM_CLUSTER, managed_cluster("before-compaction"))
+    since = objects.list_cluster_custom_object(*OCM_CLUSTER)["metadata"]["resourceVersion"]
+    objects.create_cluster_custom_object(*OCM_CLUSTER, managed_cluster("after-compaction"))
+
+    assert real_hub.compact() > int(since)
+
+    with pytest.raises(kubernetes.client.ApiException) as gone:
+        list(
+            kubernetes.watch.Watch().stream(
+                objects.list_cluster_custom_object, *OCM_CLUSTER, resource_version=since, timeout_seconds=1
+            )
+        )
+    assert gone.value.status == 410
