@@ -1,12 +1,13 @@
 """A real hub's parts, built from upstream Go modules pinned in this repository, never downloaded prebuilt.
 
-`build()` builds kube-apiserver (k8s.io/kubernetes) and etcd (go.etcd.io/etcd/server/v3) from this folder's
-module, and the OCM placement controller from the sibling module realhub/, into var/realhub/bin/: the
-controller of OCM v1.0.0 does not compile against the Kubernetes v0.34 libraries this module (KubeFleet's
-oracle, kube-apiserver v1.34) selects, so realhub/ builds it with the versions OCM released it with. Each
-binary is built only when it is missing or older than its module's go.mod/go.sum or this file (the `tool`
-directives in go.mod pin them; this file holds how they are built). `crd_paths()` lists the OCM and KubeFleet
-CRD manifests where they lie in the module cache, so they are never copied into the repository.
+`build()` builds kube-apiserver (k8s.io/kubernetes), etcd (go.etcd.io/etcd/server/v3) and KubeFleet's hub
+agent (github.com/kubefleet-dev/kubefleet/cmd/hubagent) from this folder's module, and the OCM placement
+controller from the sibling module realhub/, into var/realhub/bin/: the controller of OCM v1.0.0 does not
+compile against the Kubernetes v0.34 libraries this module (KubeFleet's oracle, kube-apiserver v1.34) selects,
+so realhub/ builds it with the versions OCM released it with. Each binary is built only when it is missing or
+older than its module's go.mod/go.sum or this file (the `tool` directives in go.mod pin them; this file holds
+how they are built). `crd_paths()` lists the OCM and KubeFleet CRD manifests where they lie in the module
+cache, so they are never copied into the repository.
 
     python -m conformance.realhub build   # the binaries (`make realhub-bin`)
     python -m conformance.realhub crds    # one CRD manifest path a line
@@ -48,6 +49,9 @@ BINARIES = (
     # etcd's server module is itself the etcd command (its main.go calls etcdmain.Main)
     Binary("etcd", "go.etcd.io/etcd/server/v3"),
     Binary("placement", "open-cluster-management.io/ocm/cmd/placement", OLDER_KUBERNETES_MODULE),
+    # KubeFleet's control plane (scheduler, rollout, work generator, staged update runs): the same module
+    # and Kubernetes v0.34 libraries as the KubeFleet oracle
+    Binary("hubagent", "github.com/kubefleet-dev/kubefleet/cmd/hubagent"),
 )
 
 # (module, glob under the module's directory) of the CustomResourceDefinitions a real hub serves

@@ -20,6 +20,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -136,7 +137,7 @@ def write_pki(directory: Path) -> Credentials:
     )
 
 
-class _Process:
+class ServerProcess:
     """One server process, its output in a log file of the hub's directory."""
 
     def __init__(self, name: str, command: list[str], log: Path) -> None:
@@ -166,15 +167,37 @@ class _Process:
                 return int(line.split()[1]) * 1024
         return 0
 
-    def stop(self) -> None:
+    def stop(self, grace: float = STOP_TIMEOUT) -> None:
+        """SIGTERM, and SIGKILL if it has not exited `grace` seconds later."""
         if self.popen.poll() is None:
             self.popen.send_signal(signal.SIGTERM)
             try:
-                self.popen.wait(timeout=STOP_TIMEOUT)
+                self.popen.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
         self._log.close()
+
+
+def wait_ready(processes: list[ServerProcess], ready: Callable[[], bool]) -> None:
+    """Poll `ready` until it answers True; RealHubError when one of `processes` exits first, or when the
+    last of them, the one being started, is not ready within START_TIMEOUT. A probe that cannot connect
+    yet (OSError) counts as not ready."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        for process in processes:
+            process.check_alive()
+        try:
+            if ready():
+                return
+        except OSError:
+            pass  # not listening yet
+        if time.monotonic() > deadline:
+            starting = processes[-1]
+            raise RealHubError(
+                f"{starting.name} was not ready within {START_TIMEOUT:g} s:\n{starting.tail()}"
+            )
+        time.sleep(0.2)
 
 
 class RealHub:
@@ -189,7 +212,7 @@ class RealHub:
         self.started_in = 0.0
         # the CRDs installed on it (names), set by whoever installs them
         self.crds: list[str] = []
-        self._processes: list[_Process] = []
+        self._processes: list[ServerProcess] = []
         self._api_port = 0
 
     def missing_binaries(self) -> list[str]:
@@ -205,7 +228,7 @@ class RealHub:
         began = time.monotonic()
         try:
             self._processes.append(
-                _Process(
+                ServerProcess(
                     "etcd",
                     [
                         str(self.bin_dir / "etcd"),
@@ -233,7 +256,7 @@ class RealHub:
     def _start_apiserver(self) -> None:
         pki = self.workdir / "pki"
         self._processes.append(
-            _Process(
+            ServerProcess(
                 "kube-apiserver",
                 [
                     str(self.bin_dir / "kube-apiserver"),
@@ -301,21 +324,11 @@ class RealHub:
             return error.code, error.read().decode()
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            for process in self._processes:
-                process.check_alive()
-            try:
-                status, _ = self.get("/readyz")
-                if status == 200:
-                    return
-            except OSError:
-                pass  # not listening yet
-            if time.monotonic() > deadline:
-                raise RealHubError(
-                    f"kube-apiserver was not ready within {START_TIMEOUT:g} s:\n{self._processes[-1].tail()}"
-                )
-            time.sleep(0.2)
+        def ready() -> bool:
+            status, _ = self.get("/readyz")
+            return status == 200
+
+        wait_ready(self._processes, ready)
 
     def rss_bytes(self) -> dict[str, int]:
         return {process.name: process.rss_bytes() for process in self._processes}

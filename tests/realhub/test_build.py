@@ -19,7 +19,7 @@ def go() -> None:
 
 
 def test_every_binary_is_a_tool_of_a_module_of_the_repository() -> None:
-    assert [binary.name for binary in BINARIES] == ["kube-apiserver", "etcd", "placement"]
+    assert [binary.name for binary in BINARIES] == ["kube-apiserver", "etcd", "placement", "hubagent"]
     for binary in BINARIES:
         # a `tool` directive (in a block or alone) pins the package with its module's requirements
         lines = {
