@@ -139,7 +139,7 @@ def write_pki(directory: Path) -> Credentials:
 class _Process:
     """One server process, its output in a log file of the hub's directory."""
 
-    def __init__(self, name: str, command: list[str], log: Path) -> None:
+    def __init__(self, name: str, command: list[str], log: Path, env: dict[str, str] | None = None) -> None:
         self.name = name
         self.log = log
         self._log: IO[bytes] = log.open("ab")
@@ -150,6 +150,7 @@ class _Process:
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env=env,
         )
 
     def check_alive(self) -> None:
