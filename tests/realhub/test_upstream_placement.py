@@ -428,7 +428,9 @@ def ours(hub: Hub) -> dict[tuple[str, str], Decided]:
         explained = placement.explanation or {}
         assert "error" not in explained, (placement, explained["error"])
         decisions[(placement.namespace, placement.name)] = decided(
-            explained.get("decisions") or [], explained.get("decisionGroups") or []
+            explained.get("decisions") or [],
+            explained.get("decisionGroups") or [],
+            explained.get("conditions") or [],
         )
     return decisions
 

@@ -6,11 +6,11 @@ process (its log in the hub's directory, beside etcd's and kube-apiserver's), wi
 it is the only replica, and a lease would only delay its start. It is running once its informers have
 synced, which it logs. `stop()` ends it and waits for it.
 
-`converge(client)` waits until the controller's decisions are a fixed point: every Placement is handed to
-it again (an annotation written) until a round changes no PlacementDecision. Balance scores a cluster by
-the decisions of every other placement, and the controller schedules a placement only when something it
-watches for that placement changes, so after a burst of changes a placement may hold what it decided
-before the others moved; a fixed point is what a scheduler given the final state decides.
+`converge(client, controller)` waits until the controller's decisions are a fixed point: every Placement
+is handed to it again (an annotation written) until a round changes no PlacementDecision. Balance scores a
+cluster by the decisions of every other placement, and the controller schedules a placement only when
+something it watches for that placement changes, so after a burst of changes a placement may hold what
+it decided before the others moved; a fixed point is what a scheduler given the final state decides.
 `upstream_decisions(client)` reads what it decided, in the form the dashboard's explanation has it.
 """
 
@@ -35,6 +35,7 @@ PLACEMENTS = (GROUP, "v1beta1", "placements")
 DECISIONS = (GROUP, "v1beta1", "placementdecisions")
 SCORES = (GROUP, "v1alpha1", "addonplacementscores")
 PLACEMENT_LABEL = f"{GROUP}/placement"
+SATISFIED = "PlacementSatisfied"
 
 # where library-go's controller command records the controller's own events (the placements' events go
 # to each placement's namespace); the namespace an OCM hub runs its controllers in
@@ -163,18 +164,20 @@ class PlacementController:
 
 @dataclass(frozen=True)
 class Decided:
-    """What one placement decided: its clusters, and its decision groups as status.decisionGroups lists
-    them (index, name, PlacementDecision names, cluster count) with the clusters of each group."""
+    """What one placement decided: its clusters, its decision groups as status.decisionGroups lists
+    them (index, name, PlacementDecision names, cluster count) with the clusters of each group, and its
+    status conditions (type, status, reason, message)."""
 
     clusters: frozenset[str]
     groups: tuple[tuple[int, str, tuple[str, ...], int, frozenset[str]], ...]
+    conditions: tuple[tuple[str, str, str, str], ...]
 
     def __str__(self) -> str:
         groups = "; ".join(
             f"#{index} {name!r} {list(pages)} count {count}: {sorted(members)}"
             for index, name, pages, count, members in self.groups
         )
-        return f"{sorted(self.clusters)} groups {groups}"
+        return f"{sorted(self.clusters)} groups {groups} conditions {list(self.conditions)}"
 
 
 def _items(client: kubernetes.client.ApiClient, resource: tuple[str, str, str]) -> list[dict[str, Any]]:
@@ -184,8 +187,11 @@ def _items(client: kubernetes.client.ApiClient, resource: tuple[str, str, str]) 
     return items
 
 
-def decided(pages: list[dict[str, Any]], groups: list[dict[str, Any]]) -> Decided:
-    """A placement's decision from its PlacementDecision objects and its status.decisionGroups."""
+def decided(
+    pages: list[dict[str, Any]], groups: list[dict[str, Any]], conditions: list[dict[str, Any]]
+) -> Decided:
+    """A placement's decision from its PlacementDecision objects, status.decisionGroups and
+    status.conditions."""
     clusters = {
         page["metadata"]["name"]: [
             entry["clusterName"] for entry in (page.get("status") or {}).get("decisions") or []
@@ -204,6 +210,12 @@ def decided(pages: list[dict[str, Any]], groups: list[dict[str, Any]]) -> Decide
             )
             for group in groups
         ),
+        tuple(
+            sorted(
+                (str(c.get("type")), str(c.get("status")), str(c.get("reason")), str(c.get("message")))
+                for c in conditions
+            )
+        ),
     )
 
 
@@ -216,43 +228,52 @@ def upstream_decisions(client: kubernetes.client.ApiClient) -> dict[tuple[str, s
         pages.setdefault(
             (metadata["namespace"], metadata.get("labels", {}).get(PLACEMENT_LABEL, "")), []
         ).append(page)
-    return {
-        (p["metadata"]["namespace"], p["metadata"]["name"]): decided(
-            pages.get((p["metadata"]["namespace"], p["metadata"]["name"]), []),
-            (p.get("status") or {}).get("decisionGroups") or [],
+    decisions = {}
+    for placement in _items(client, PLACEMENTS):
+        key = (placement["metadata"]["namespace"], placement["metadata"]["name"])
+        status = placement.get("status") or {}
+        decisions[key] = decided(
+            pages.get(key, []), status.get("decisionGroups") or [], status.get("conditions") or []
         )
-        for p in _items(client, PLACEMENTS)
-    }
+    return decisions
 
 
-def _fingerprint(client: kubernetes.client.ApiClient) -> tuple[tuple[str, ...], ...]:
-    """The resourceVersion of every Placement and PlacementDecision: it moves with every write."""
-    return tuple(
+def _state(client: kubernetes.client.ApiClient) -> tuple[tuple[tuple[str, ...], ...], bool]:
+    """The resourceVersion of every Placement and PlacementDecision (it moves with every write), and
+    whether every Placement has been scheduled (holds the PlacementSatisfied condition upstream sets on
+    its first run: the controller sets no observedGeneration to wait for)."""
+    placements, pages = _items(client, PLACEMENTS), _items(client, DECISIONS)
+    versions = tuple(
         sorted(
             (
-                plural,
+                item["kind"],
                 item["metadata"]["namespace"],
                 item["metadata"]["name"],
                 item["metadata"]["resourceVersion"],
             )
-            for plural, resource in (("p", PLACEMENTS), ("d", DECISIONS))
-            for item in _items(client, resource)
+            for item in placements + pages
         )
     )
+    scheduled = all(
+        any(c.get("type") == SATISFIED for c in (p.get("status") or {}).get("conditions") or [])
+        for p in placements
+    )
+    return versions, scheduled
 
 
 def settle(client: kubernetes.client.ApiClient, controller: PlacementController) -> None:
-    """Wait until no Placement or PlacementDecision has been written for QUIET_SECONDS."""
+    """Wait until every Placement has been scheduled and none of them or their PlacementDecisions has
+    been written for QUIET_SECONDS."""
     deadline = time.monotonic() + SETTLE_TIMEOUT
-    last, since = _fingerprint(client), time.monotonic()
-    while time.monotonic() - since < QUIET_SECONDS:
+    (last, scheduled), since = _state(client), time.monotonic()
+    while not scheduled or time.monotonic() - since < QUIET_SECONDS:
         controller.check_alive()
         if time.monotonic() > deadline:
             raise AssertionError(
                 f"placements still changing after {SETTLE_TIMEOUT:g} s:\n{controller.tail()}"
             )
         time.sleep(0.2)
-        current = _fingerprint(client)
+        current, scheduled = _state(client)
         if current != last:
             last, since = current, time.monotonic()
 
