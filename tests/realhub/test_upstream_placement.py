@@ -473,7 +473,12 @@ def test_the_upstream_controller_and_the_dashboard_decide_alike(
             f"realhub: placement controller started in {placement_controller.started_in:.1f} s, "
             f"RSS {placement_controller.rss_bytes() / 2**20:.0f} MiB"
         )
-    assert not problems, "\n".join(line for lines in problems.values() for line in lines)
+    assert not problems, "\n".join(
+        [
+            *(line for lines in problems.values() for line in lines),
+            f"controller log: {placement_controller.log}",
+        ]
+    )
     assert total >= 20 and all(upstream.keys() == PLACEMENT_SPECS.keys() for upstream in rounds)
     # the comparison means something: most placements chose clusters, and the changes moved many of them
     first, second = rounds
