@@ -140,7 +140,7 @@ def write_pki(directory: Path) -> Credentials:
 class ServerProcess:
     """One server process, its output in a log file of the hub's directory."""
 
-    def __init__(self, name: str, command: list[str], log: Path) -> None:
+    def __init__(self, name: str, command: list[str], log: Path, env: dict[str, str] | None = None) -> None:
         self.name = name
         self.log = log
         self._log: IO[bytes] = log.open("ab")
@@ -151,6 +151,7 @@ class ServerProcess:
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env=env,
         )
 
     def check_alive(self) -> None:
