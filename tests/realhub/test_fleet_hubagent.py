@@ -60,7 +60,7 @@ def hub_agent(real_hub: RealHub, tmp_path_factory: pytest.TempPathFactory) -> It
     if not agent.binary.exists():
         unavailable(f"no {agent.binary}: make realhub-bin builds it")
     with agent:
-        pid = agent.pid()
+        pid = agent.pid
         yield agent
     assert not process_exists(pid), "the hub agent outlived its fixture"
     # what it made carries its finalizers, which nothing removes once it is gone

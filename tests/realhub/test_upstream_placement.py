@@ -408,7 +408,7 @@ def running_controller(hub: RealHub) -> PlacementController:
     if not controller.binary.exists():
         unavailable(f"no placement controller in {hub.bin_dir}: make realhub-bin builds it")
     with api_client(hub) as client:
-        return controller.start(client)
+        return controller.start_on(client)
 
 
 @pytest.fixture(scope="module")

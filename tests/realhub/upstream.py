@@ -1,6 +1,6 @@
 """The upstream OCM placement controller (open-cluster-management.io/ocm/cmd/placement) on the real hub.
 
-`PlacementController(hub).start(client)` writes an admin kubeconfig into the hub's directory, creates the
+`PlacementController(hub).start_on(client)` writes an admin kubeconfig into its directory, creates the
 namespace it records its own events in, and runs `placement controller` against the hub as a child
 process (its log in the hub's directory, beside etcd's and kube-apiserver's), without leader election:
 it is the only replica, and a lease would only delay its start. It is running once its informers have
@@ -19,12 +19,12 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import kubernetes
-import yaml
 
-from tests.realhub.hub import START_TIMEOUT, RealHub, RealHubError, _Process
+from tests.realhub.controllers import Controller
 from tests.servers import free_port
 
 GROUP = "cluster.open-cluster-management.io"
@@ -43,39 +43,12 @@ CONTROLLER_NAMESPACE = "open-cluster-management-hub"
 # the scheduling controller logs this once its informers hold the hub's objects (library-go's
 # base_controller): from then on every placement it is handed is scheduled
 SYNCED_LINE = "Caches are synced for SchedulingController"
-LOG_TAIL = 3000
 
 # no write for this long: the controller has scheduled everything it was handed
 QUIET_SECONDS = 2.0
 SETTLE_TIMEOUT = 60.0
 CONVERGE_ROUNDS = 6
 NUDGE_ANNOTATION = "fleetui.test/nudge"
-
-
-def kubeconfig(hub: RealHub) -> dict[str, object]:
-    """A kubeconfig of the hub's admin (client certificate), as the controller reads one."""
-    assert hub.credentials is not None
-    return {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [
-            {
-                "name": "realhub",
-                "cluster": {"server": hub.server, "certificate-authority": str(hub.credentials.ca)},
-            }
-        ],
-        "users": [
-            {
-                "name": "admin",
-                "user": {
-                    "client-certificate": str(hub.credentials.client_cert),
-                    "client-key": str(hub.credentials.client_key),
-                },
-            }
-        ],
-        "contexts": [{"name": "realhub", "context": {"cluster": "realhub", "user": "admin"}}],
-        "current-context": "realhub",
-    }
 
 
 def ensure_namespace(client: kubernetes.client.ApiClient, name: str) -> None:
@@ -90,76 +63,33 @@ def ensure_namespace(client: kubernetes.client.ApiClient, name: str) -> None:
             raise
 
 
-class PlacementController:
-    """The OCM placement controller of one real hub, a child process logging into the hub's directory."""
+class PlacementController(Controller):
+    """The OCM placement controller of one real hub, a child process logging into its directory."""
 
-    def __init__(self, hub: RealHub) -> None:
-        self.hub = hub
-        self.binary = hub.bin_dir / "placement"
-        self.directory = hub.workdir / "placement"
-        self.log = hub.workdir / "placement.log"
-        self.started_in = 0.0
-        self._process: _Process | None = None
+    name = "placement"
 
-    def start(self, client: kubernetes.client.ApiClient) -> PlacementController:
+    def start_on(self, client: kubernetes.client.ApiClient) -> PlacementController:
+        """Started, once the namespace it records its own events in exists."""
         ensure_namespace(client, CONTROLLER_NAMESPACE)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        config = self.directory / "kubeconfig"
-        config.write_text(yaml.safe_dump(kubeconfig(self.hub)))
-        began = time.monotonic()
-        self._process = _Process(
-            "placement",
-            [
-                str(self.binary),
-                "controller",
-                f"--kubeconfig={config}",
-                f"--namespace={CONTROLLER_NAMESPACE}",
-                "--disable-leader-election",
-                # its health and debug endpoints, on loopback only
-                f"--listen=127.0.0.1:{free_port()}",
-            ],
-            self.log,
-            # without a serving certificate, library-go writes a self-signed one into a temporary
-            # directory it never removes: keep that in the hub's directory, which the session removes
-            env={**os.environ, "TMPDIR": str(self.directory)},
-        )
-        try:
-            self._wait_synced()
-        except BaseException:
-            self.stop()
-            raise
-        self.started_in = time.monotonic() - began
-        return self
+        return self.start()
 
-    def _wait_synced(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while SYNCED_LINE not in self.log.read_text(errors="replace"):
-            self.check_alive()
-            if time.monotonic() > deadline:
-                raise RealHubError(
-                    f"the placement controller did not sync within {START_TIMEOUT:g} s:\n{self.tail()}"
-                )
-            time.sleep(0.1)
+    def command(self, kubeconfig: Path) -> list[str]:
+        return [
+            "controller",
+            f"--kubeconfig={kubeconfig}",
+            f"--namespace={CONTROLLER_NAMESPACE}",
+            "--disable-leader-election",
+            # its health and debug endpoints, on loopback only
+            f"--listen=127.0.0.1:{free_port()}",
+        ]
 
-    def check_alive(self) -> None:
-        assert self._process is not None, "start() first"
-        self._process.check_alive()
+    def environment(self) -> dict[str, str]:
+        # without a serving certificate, library-go writes a self-signed one into a temporary directory
+        # it never removes: keep that in the controller's directory, which the session removes
+        return {**os.environ, "TMPDIR": str(self.directory)}
 
-    def tail(self) -> str:
-        return self.log.read_text(errors="replace")[-LOG_TAIL:] if self.log.exists() else ""
-
-    def rss_bytes(self) -> int:
-        assert self._process is not None, "start() first"
-        return self._process.rss_bytes()
-
-    @property
-    def pid(self) -> int:
-        assert self._process is not None, "start() first"
-        return self._process.popen.pid
-
-    def stop(self) -> None:
-        if self._process is not None:
-            self._process.stop()
+    def ready(self) -> bool:
+        return self.log.exists() and SYNCED_LINE in self.log.read_text(errors="replace")
 
 
 @dataclass(frozen=True)
