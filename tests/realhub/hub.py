@@ -269,6 +269,12 @@ class RealHub:
                     f"--tls-cert-file={pki / 'apiserver.crt'}",
                     f"--tls-private-key-file={pki / 'apiserver.key'}",
                     f"--client-ca-file={pki / 'ca.crt'}",
+                    # published in kube-system/extension-apiserver-authentication, where controllers'
+                    # delegated authentication looks for it (they log an error every minute without it);
+                    # no front proxy runs here, so no name is allowed to use it
+                    f"--requestheader-client-ca-file={pki / 'ca.crt'}",
+                    "--requestheader-allowed-names=front-proxy-client",
+                    "--requestheader-username-headers=X-Remote-User",
                     f"--service-account-issuer={self.server}",
                     f"--service-account-key-file={pki / 'sa.pub'}",
                     f"--service-account-signing-key-file={pki / 'sa.key'}",
