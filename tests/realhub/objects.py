@@ -106,6 +106,16 @@ def cluster_set(name: str) -> dict[str, Any]:
     }
 
 
+def set_binding(namespace: str, cluster_set: str) -> dict[str, Any]:
+    """A ManagedClusterSetBinding of `cluster_set` to `namespace` (named after the set, as OCM requires)."""
+    return {
+        "apiVersion": f"{OCM_GROUP}/v1beta2",
+        "kind": "ManagedClusterSetBinding",
+        "metadata": {"name": cluster_set, "namespace": namespace},
+        "spec": {"clusterSet": cluster_set},
+    }
+
+
 def resource_binding(placement: str, cluster: str) -> dict[str, Any]:
     """A ClusterResourceBinding as KubeFleet's scheduler leaves it: Scheduled on `cluster`."""
     return {
