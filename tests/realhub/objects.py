@@ -194,9 +194,12 @@ def approval_request(name: str, run: str, stage: str) -> dict[str, Any]:
     }
 
 
-def seed_fleet(client: kubernetes.client.ApiClient, clusters: int, seed: int) -> dict[str, int]:
+def seed_fleet(
+    client: kubernetes.client.ApiClient, clusters: int, seed: int
+) -> dict[str, list[dict[str, Any]]]:
     """The demo hub's synthetic fleet of `clusters` clusters (OCM and Fleet) created on the hub, and a
-    staged update run of its first Fleet placement waiting for an approval; answers the count per kind."""
+    staged update run of its first Fleet placement waiting for the approval of its first stage; answers
+    the objects as the hub holds them, per kind."""
     now = datetime.datetime.now(datetime.UTC)
     objects = [
         o for o in fleet_objects(clusters, fleet=True, seed=seed, now=now) if o["kind"] not in ROLLOUT_KINDS
@@ -205,22 +208,22 @@ def seed_fleet(client: kubernetes.client.ApiClient, clusters: int, seed: int) ->
         ensure_namespace(client, namespace)
     members = [o["metadata"]["name"] for o in objects if o["kind"] == "MemberCluster"]
     placement = next(o["metadata"]["name"] for o in objects if o["kind"] == "ClusterResourcePlacement")
-    strategy = next(o["metadata"]["name"] for o in objects if o["kind"] == "ClusterStagedUpdateStrategy")
+    strategy = next(o for o in objects if o["kind"] == "ClusterStagedUpdateStrategy")
+    stage = strategy["spec"]["stages"][0]["name"]
     staged = members[:3]
-    run = {
-        **staged_update_run(f"{placement}-run", placement, strategy),
-        "status": waiting_status("staging", staged, f"{placement}-run-staging", now),
-    }
+    run, request = f"{placement}-run", f"{placement}-run-{stage}"
     objects += [
         *(resource_binding(placement, member) for member in staged),
-        run,
-        approval_request(f"{placement}-run-staging", f"{placement}-run", "staging"),
+        {
+            **staged_update_run(run, placement, strategy["metadata"]["name"]),
+            "status": waiting_status(stage, staged, request, now),
+        },
+        approval_request(request, run, stage),
     ]
-    counts: dict[str, int] = {}
+    created: dict[str, list[dict[str, Any]]] = {}
     for obj in objects:
-        create(client, obj)
-        counts[obj["kind"]] = counts.get(obj["kind"], 0) + 1
-    return counts
+        created.setdefault(obj["kind"], []).append(create(client, obj))
+    return created
 
 
 def hub_objects(client: kubernetes.client.ApiClient) -> dict[str, set[tuple[str, str]]]:

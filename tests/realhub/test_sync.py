@@ -25,7 +25,9 @@ PAGE_LIMIT = 7
 def test_paged_sync_mirrors_exactly_the_hubs_objects_and_a_second_sync_writes_nothing(
     empty_hub: RealHub, hub_client: kubernetes.client.ApiClient, registered_hub: Hub
 ) -> None:
-    seeded = objects.seed_fleet(hub_client, CLUSTERS, seed=7)
+    seeded = {
+        kind: len(created) for kind, created in objects.seed_fleet(hub_client, CLUSTERS, seed=7).items()
+    }
     assert seeded["ManagedCluster"] == seeded["MemberCluster"] == CLUSTERS
 
     first = sync_hub(registered_hub, trigger=SyncRun.Trigger.COMMAND, page_limit=PAGE_LIMIT)
