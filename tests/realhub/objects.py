@@ -77,6 +77,17 @@ def patch(
     return dict(call(*_where(kind, namespace), name, body))
 
 
+def get(
+    client: kubernetes.client.ApiClient, kind_name: str, name: str, namespace: str | None = None
+) -> dict[str, Any]:
+    """The object as the hub holds it, read as the admin."""
+    api = kubernetes.client.CustomObjectsApi(client)
+    kind = KINDS_BY_NAME[kind_name]
+    if namespace:
+        return dict(api.get_namespaced_custom_object(*_where(kind, namespace), name))
+    return dict(api.get_cluster_custom_object(*_where(kind, None), name))
+
+
 def delete(
     client: kubernetes.client.ApiClient, kind_name: str, name: str, namespace: str | None = None
 ) -> None:

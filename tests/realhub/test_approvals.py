@@ -6,8 +6,6 @@ Approve is a no-op that writes nothing."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import kubernetes
 import pytest
 from django.test import Client
@@ -22,14 +20,6 @@ from tests.realhub import objects
 from tests.realhub.hub import RealHub
 
 pytestmark = [pytest.mark.realhub, pytest.mark.django_db]
-
-
-def hub_request(client: kubernetes.client.ApiClient, name: str) -> dict[str, Any]:
-    return dict(
-        kubernetes.client.CustomObjectsApi(client).get_cluster_custom_object(
-            "placement.kubernetes-fleet.io", "v1beta1", "clusterapprovalrequests", name
-        )
-    )
 
 
 def test_approve_writes_kubectl_fleet_approves_condition_and_a_second_approve_is_a_no_op(
@@ -47,7 +37,7 @@ def test_approve_writes_kubectl_fleet_approves_condition_and_a_second_approve_is
     answer = client.post(reverse("rollouts:approval-approve", args=[row.pk]))
 
     assert answer.status_code == 302, answer.content.decode()
-    approved = hub_request(hub_client, name)
+    approved = objects.get(hub_client, "ClusterApprovalRequest", name)
     [condition] = approved["status"]["conditions"]
     assert condition["type"] == "Approved" and condition["status"] == "True"
     assert condition["reason"] == "ClusterApprovalRequestApproved"
@@ -72,6 +62,6 @@ def test_approve_writes_kubectl_fleet_approves_condition_and_a_second_approve_is
 
     assert again.outcome == AuditEntry.Outcome.NO_OP
     assert (
-        hub_request(hub_client, name)["metadata"]["resourceVersion"]
+        objects.get(hub_client, "ClusterApprovalRequest", name)["metadata"]["resourceVersion"]
         == approved["metadata"]["resourceVersion"]
     )
