@@ -1,9 +1,11 @@
-"""A kind the hub refuses to list (403, 404) fails the sync with that kind's reason; the other kinds sync.
+"""A kind the hub refuses to list (403, 404) fails the sync with that kind's reason; the other kinds sync,
+and the refused kind's watch waits for a sync that lists it rather than re-listing the hub.
 
 The demo hub answers the list of one kind with the refusal; the real hub's RBAC refusal is in
 tests/realhub/test_rbac.py.
 """
 
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -11,9 +13,10 @@ from django.test import Client
 from django.urls import reverse
 
 from demohub import DemoHub
-from inventory.hubclient import HubError, TransientHubError
+from inventory.hubclient import KINDS_BY_NAME, HubError, TransientHubError
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, SyncRun
 from inventory.sync import SyncFailed, sync_hub
+from inventory.watch import HubWatcher
 from tests.factories import UserFactory, synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
@@ -83,3 +86,14 @@ def test_the_hub_page_shows_each_refused_kind(demo_hub: DemoHub, hub: Hub, clien
 
     assert recovered.state == SyncRun.State.SUCCEEDED and recovered.kind_errors == []
     assert not ManagedCluster.objects.filter(hub=hub, stale=True).exists()
+
+
+def test_the_refused_kinds_watch_waits_for_a_sync_that_lists_it(demo_hub: DemoHub, hub: Hub) -> None:
+    with pytest.raises(SyncFailed):
+        sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, heartbeat=refuse_second_kind(demo_hub, 403))
+    stop = threading.Event()
+    threading.Timer(2, stop.set).start()
+
+    HubWatcher(hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME["ManagedCluster"])
+
+    assert not SyncRun.objects.filter(hub=hub, trigger=SyncRun.Trigger.WATCH_RELIST).exists()

@@ -124,11 +124,11 @@ def test_decisions_are_published_updated_and_deleted_on_the_real_hub(
     # bind does, the labels of an object whose decisions changed wait for the next reconcile
     on_hub = published(hub_client)
     assert on_hub == desired(placement) and sorted(on_hub) == ["shop-decision-1"]
-    assert len(on_hub["shop-decision-1"]["status"]["decisions"]) == 5  # type: ignore[index]
+    assert len(on_hub["shop-decision-1"]["status"]["decisions"]) == 5
     service.reschedule(placement, trigger="resync")
     on_hub = published(hub_client)
     assert on_hub == desired(placement)
-    assert on_hub["shop-decision-1"]["labels"][DECISION_GROUP_NAME_LABEL] == ""  # type: ignore[index]
+    assert on_hub["shop-decision-1"]["labels"][DECISION_GROUP_NAME_LABEL] == ""
     # the published copies are the dashboard's: a sync does not mirror them back as the hub's
     sync_hub(registered_hub, trigger="command")
     assert not PlacementDecision.objects.filter(hub=registered_hub, owner=Owner.HUB).exists()

@@ -1,12 +1,14 @@
 """A token without some verb of deploy/hub-rbac.yaml: the real hub's RBAC refuses exactly those requests,
 and the dashboard says so per kind instead of failing whole or crashing. Without `list` on
 ClusterResourceBindings the sync stores every other kind and the hub page names the refused kind with
-the API server's reason; without `patch` on placementdecisions/status publishing fails with that reason;
+the API server's reason, and that kind's watch waits instead of re-listing the hub over and over;
+without `patch` on placementdecisions/status publishing fails with that reason;
 without `patch` on clusterapprovalrequests/status Approve answers a page naming it (502), not a 500."""
 
 from __future__ import annotations
 
 import copy
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +18,10 @@ import yaml
 from django.test import Client
 from django.urls import reverse
 
-from inventory.models import AuditEntry, Hub, ManagedCluster
+from inventory.hubclient import KINDS_BY_NAME
+from inventory.models import AuditEntry, Hub, ManagedCluster, SyncRun
 from inventory.sync import SyncFailed, sync_hub
+from inventory.watch import HubWatcher
 from placement import service, tasks
 from placement.models import ApprovalRequest, Placement
 from tests.factories import UserFactory, placement_role
@@ -110,6 +114,18 @@ def test_a_kind_without_list_is_named_on_the_hub_page_and_the_other_kinds_sync(
     assert page.status_code == 200
     html = page.content.decode()
     assert 'id="kind-error-ClusterResourceBinding"' in html and "cannot list resource" in html
+
+
+def test_the_refused_kinds_watch_waits_instead_of_relisting_the_hub(limited_hub: Hub) -> None:
+    with pytest.raises(SyncFailed):
+        sync_hub(limited_hub, trigger="command")
+    stop = threading.Event()
+    threading.Timer(3, stop.set).start()
+
+    HubWatcher(limited_hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME["ClusterResourceBinding"])
+
+    # a re-list would be refused the same way: none was started
+    assert not SyncRun.objects.filter(hub=limited_hub, trigger=SyncRun.Trigger.WATCH_RELIST).exists()
 
 
 def test_publishing_without_patch_on_decision_status_fails_with_the_hubs_reason(limited_hub: Hub) -> None:
