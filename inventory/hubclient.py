@@ -112,6 +112,22 @@ def classify(exc: Exception, what: str) -> HubError:
     return HubError(f"{what}: {exc}")
 
 
+def _status_message(exc: Exception) -> str:
+    """`message` of the `kind: Status` body an API server answers a refused request with."""
+    try:
+        return str(json.loads(getattr(exc, "body", None) or "{}").get("message") or "")
+    except (TypeError, ValueError, AttributeError):
+        return ""
+
+
+def explained(exc: Exception, what: str) -> HubError:
+    """`classify` with the hub's own reason appended (a webhook's denial, what RBAC refused, a Conflict):
+    what the person reading the error needs."""
+    error = classify(exc, what)
+    reason = _status_message(exc)
+    return type(error)(f"{error}: {reason}" if reason else str(error), error.status)
+
+
 def _configuration() -> client.Configuration:
     configuration = client.Configuration()
     # urllib3 would retry 429/5xx on its own (read when the ApiClient is made); the sync task decides.
@@ -183,7 +199,8 @@ class HubClient:
                 _request_timeout=self.timeout,
             )
         except Exception as exc:  # noqa: BLE001 - every client failure is classified, none escapes raw
-            raise classify(exc, f"hub {self.hub.name}: list {kind.plural}") from exc
+            # with the hub's reason: a refused list names what the token lacks on the hub page
+            raise explained(exc, f"hub {self.hub.name}: list {kind.plural}") from exc
         metadata = body.get("metadata") or {}
         return Page(
             body.get("items") or [], metadata.get("continue") or "", metadata.get("resourceVersion") or ""
@@ -224,7 +241,7 @@ class HubClient:
         try:
             return call(kind.group, kind.version, *args, _request_timeout=self.timeout, **kwargs)
         except Exception as exc:  # noqa: BLE001 - classified like list errors
-            raise classify(exc, f"hub {self.hub.name}: {what}") from exc
+            raise explained(exc, f"hub {self.hub.name}: {what}") from exc
 
     def list_placement_decisions(self, namespace: str, label_selector: str) -> list[dict[str, Any]]:
         """PlacementDecisions in `namespace` matching `label_selector` (kubectl syntax)."""
@@ -264,7 +281,7 @@ class HubClient:
         try:
             return call(kind.group, kind.version, kind.plural, *args, _request_timeout=self.timeout, **kwargs)
         except Exception as exc:  # noqa: BLE001 - classified like list errors
-            raise classify(exc, f"hub {self.hub.name}: {what}") from exc
+            raise explained(exc, f"hub {self.hub.name}: {what}") from exc
 
     def list_cluster_resource_bindings(self, label_selector: str) -> list[dict[str, Any]]:
         """ClusterResourceBindings matching `label_selector` (kubectl syntax)."""
@@ -326,17 +343,7 @@ class HubClient:
         try:
             return call(kind.group, kind.version, *args, _request_timeout=self.timeout)
         except Exception as exc:  # noqa: BLE001 - classified like list errors
-            error = classify(exc, f"hub {self.hub.name}: {what}")
-            reason = self._status_message(exc)
-            raise type(error)(f"{error}: {reason}" if reason else str(error), error.status) from exc
-
-    @staticmethod
-    def _status_message(exc: Exception) -> str:
-        """`message` of the `kind: Status` body an API server answers a refused request with."""
-        try:
-            return str(json.loads(getattr(exc, "body", None) or "{}").get("message") or "")
-        except (TypeError, ValueError, AttributeError):
-            return ""
+            raise explained(exc, f"hub {self.hub.name}: {what}") from exc
 
     def _cluster_call(
         self, verb: str, call: ApiCall, kind_name: str, name: str, *extra: Any

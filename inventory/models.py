@@ -96,7 +96,8 @@ class SyncRun(models.Model):
     updated = models.PositiveIntegerField(default=0)
     removed = models.PositiveIntegerField(default=0)
     # kind -> {"listed", "added", "updated", "removed", "rejected", "done"}: every kind the run lists, from
-    # its start, counted as the pages arrive; "done" once the kind's last page is stored.
+    # its start, counted as the pages arrive; "done" once the kind's last page is stored; "error" (the
+    # hub's reason) when the hub refused to list the kind.
     kinds = models.JSONField(default=dict, blank=True)
     # Objects the hub served that failed validation (inventory.RejectedObject rows), skipped, not stored.
     rejected = models.PositiveIntegerField(default=0)
@@ -121,6 +122,11 @@ class SyncRun(models.Model):
     @property
     def kinds_done(self) -> int:
         return sum(1 for counts in self.kinds.values() if counts.get("done"))
+
+    @property
+    def kind_errors(self) -> list[tuple[str, str]]:
+        """(kind, why) of each kind the hub refused to list in this run; the other kinds synced."""
+        return [(kind, counts["error"]) for kind, counts in self.kinds.items() if counts.get("error")]
 
     @property
     def objects_listed(self) -> int:

@@ -1,6 +1,8 @@
 """Mirror a hub into the database: paged lists, bulk upserts, deletions only after complete lists.
 
-`sync_hub` is the full re-list (Celery task, `sync_hubs`, a watch's re-list after 410 Gone);
+`sync_hub` is the full re-list (Celery task, `sync_hubs`, a watch's re-list after 410 Gone); a kind the
+hub refuses to list (its verb not granted, its CRD not installed) is recorded with the hub's reason in
+the run and the other kinds are synced all the same;
 `apply_events` is the path watch events take, a burst of them in one transaction (`apply_event` for
 one). Both write through `KindRows`, which stores no object that fails inventory.validation: such an
 object is recorded as an inventory.RejectedObject, and its last valid row (if any) is kept as it was.
@@ -16,7 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from inventory import changes, kinds, memberships, rejections, validation
-from inventory.hubclient import GoneError, HubClient, HubError, Kind, served_kinds
+from inventory.hubclient import GoneError, HubClient, HubError, Kind, TransientHubError, served_kinds
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, Owner, SyncRun
 from inventory.objects import InvalidManifest, Row, is_managed
 from placement.scheduler.documents import Document
@@ -27,6 +29,10 @@ PAGE_LIMIT = 500
 BATCH = 500
 # A continue token that expires mid-list (410 Gone) restarts that kind's list this often.
 GONE_RESTARTS = 3
+# A refusal of one kind's list that leaves the other kinds listable: the token lacks `list` on it
+# (403 Forbidden), or the hub does not serve it (404 Not Found, its CRD is not installed). Any other
+# failure (the hub down, the token refused as a whole) ends the sync.
+KIND_REFUSALS = (403, 404)
 # Written on every write but not a difference between the hub and the row.
 UNCOMPARED = {"synced_at", "stale"}
 NAME_LENGTH = cast(int, ManagedCluster._meta.get_field("name").max_length)
@@ -331,11 +337,14 @@ def sync_hub(
 ) -> SyncRun:
     """List every kind the hub serves into the database; raises SyncFailed after recording a failure.
 
-    Nothing is deleted unless every list completed; a failure marks the hub's clusters stale.
+    Nothing of a kind is deleted unless its list completed, and nothing at all when the hub failed
+    as a whole (a failure marks the hub's clusters stale). A kind the hub refuses (KIND_REFUSALS) is
+    recorded in the run with the hub's reason while the other kinds sync, and the run fails with it.
     """
     run = SyncRun.objects.create(hub=hub, trigger=trigger)
     log = changes.ChangeLog()
     versions: dict[str, str] = {}
+    refused: dict[str, HubError] = {}
     started = time.monotonic()
     try:
         with HubClient(hub) as client:
@@ -344,19 +353,31 @@ def sync_hub(
             run.kinds = {table.kind.name: _new_counts() for table in tables}
             run.save(update_fields=["kinds"])
             for table in tables:
-                versions[table.kind.name] = _list_kind(client, table, run, page_limit, heartbeat)
+                try:
+                    versions[table.kind.name] = _list_kind(client, table, run, page_limit, heartbeat)
+                except HubError as exc:
+                    if isinstance(exc, TransientHubError) or exc.status not in KIND_REFUSALS:
+                        raise
+                    refused[table.kind.name] = exc
+                    _refuse_kind(hub, run, table.kind.name, exc)
         for table in tables:
-            removed = table.delete_unseen()
-            run.kinds[table.kind.name]["removed"] = removed
-            run.removed += removed
+            if table.kind.name not in refused:
+                removed = table.delete_unseen()
+                run.kinds[table.kind.name]["removed"] = removed
+                run.removed += removed
         rejections.prune(hub, run.started_at)
     except HubError as exc:
         raise SyncFailed(exc, _fail(hub, run, str(exc))) from exc
     except Exception as exc:
         _fail(hub, run, f"internal error: {type(exc).__name__}: {exc}")
         raise
-    _succeed(hub, run, versions)
+    if refused:
+        failed = _fail_kinds(hub, run, versions, refused)
+    else:
+        _succeed(hub, run, versions)
     changes.notify(_after_write(hub, log))
+    if refused:
+        raise SyncFailed(next(iter(refused.values())), failed)
     logger.info(
         "hub %s: %s sync succeeded in %.1fs: %d pages, %d added, %d updated, %d removed",
         hub.name,
@@ -370,6 +391,13 @@ def sync_hub(
     return run
 
 
+def _refuse_kind(hub: Hub, run: SyncRun, kind_name: str, error: HubError) -> None:
+    """Record in the run that the hub refused to list `kind_name`, with its reason; the sync goes on."""
+    logger.warning("hub %s: %s not listed: %s", hub.name, kind_name, error)
+    run.kinds[kind_name]["error"] = str(error)
+    run.save(update_fields=["kinds"])
+
+
 def _fail(hub: Hub, run: SyncRun, error: str) -> SyncRun:
     now = timezone.now()
     ManagedCluster.objects.filter(hub=hub).update(stale=True)
@@ -377,6 +405,24 @@ def _fail(hub: Hub, run: SyncRun, error: str) -> SyncRun:
     hub.last_synced_at, hub.last_sync_error = now, error
     run.state, run.error, run.finished_at = SyncRun.State.FAILED, error, now
     run.save(update_fields=["state", "error", "finished_at", "kinds"])
+    logger.warning("hub %s: %s sync failed: %s", hub.name, run.trigger, error)
+    return run
+
+
+def _fail_kinds(hub: Hub, run: SyncRun, versions: dict[str, str], refused: dict[str, HubError]) -> SyncRun:
+    """A sync that listed every kind but `refused`: the failure names them, the clusters of a refused
+    cluster kind are stale, and watches resume the kinds that were listed from this sync's versions."""
+    listed = len(run.kinds) - len(refused)
+    error = "; ".join(f"{kind} not listed: {exc}" for kind, exc in refused.items())
+    error += f" ({listed} other kind{'s' if listed != 1 else ''} synced)"
+    ManagedCluster.objects.filter(hub=hub, kind__in=list(refused)).update(stale=True)
+    ManagedCluster.objects.filter(hub=hub, stale=True).exclude(kind__in=list(refused)).update(stale=False)
+    now = timezone.now()
+    hub.last_synced_at, hub.last_sync_error = now, error
+    hub.resource_versions = versions
+    hub.save(update_fields=["last_synced_at", "last_sync_error", "resource_versions"])
+    run.state, run.error, run.finished_at = SyncRun.State.FAILED, error, now
+    run.save(update_fields=["state", "error", "finished_at", "removed", "kinds"])
     logger.warning("hub %s: %s sync failed: %s", hub.name, run.trigger, error)
     return run
 

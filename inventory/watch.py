@@ -1,11 +1,12 @@
 """Live updates: one watch per hub and kind, its events written through the sync's row path.
 
 A watch resumes from the resourceVersion of the last complete list; 410 Gone re-lists the hub (a
-SyncRun with trigger watch-relist) and resumes from the new versions; a dropped connection, a database
-that is unavailable, or any other failure of the stream reconnects with exponential backoff (with
-jitter) from the last batch written. The hub is untrusted: an event that cannot be written (a malformed
-object, a bug it triggers) is logged with its object's identity, counted and passed over, so a watch
-thread ends only when it is told to stop, or when its hub is removed.
+SyncRun with trigger watch-relist) and resumes from the new versions; a kind the last sync could not
+list because the hub refused it waits for a sync that lists it instead of re-listing the hub again; a
+dropped connection, a database that is unavailable, or any other failure of the stream reconnects with
+exponential backoff (with jitter) from the last batch written. The hub is untrusted: an event that
+cannot be written (a malformed object, a bug it triggers) is logged with its object's identity, counted
+and passed over, so a watch thread ends only when it is told to stop, or when its hub is removed.
 
 Events are written in batches, one transaction each: a background thread reads the stream while the
 watching thread writes what has arrived, so a burst (a hub's heartbeats, a label change on many
@@ -174,6 +175,12 @@ class HubWatcher:
                     relists = self._relists
                     self.versions[kind.name] = hub.resource_versions.get(kind.name, "")
                 if not self.versions[kind.name]:
+                    if self._refused(hub, kind):
+                        # re-listing the hub would be refused again; the periodic sync lists the kind once
+                        # the hub grants it, and the watch resumes from that list
+                        relists = -1
+                        backoff = self._pause(BACKOFF_CAP)
+                        continue
                     raise GoneError(f"no list of {kind.name} to resume from yet")
                 self._follow(hub, kind)
                 backoff = BACKOFF_START
@@ -200,6 +207,12 @@ class HubWatcher:
                 )
                 connection.close_if_unusable_or_obsolete()
                 backoff = self._pause(backoff)
+
+    def _refused(self, hub: Hub, kind: Kind) -> bool:
+        """Whether the hub's latest sync could not list `kind` because the hub refused it (the token
+        lacks the verb, or the hub does not serve the kind)."""
+        latest = SyncRun.objects.filter(hub=hub).exclude(state=SyncRun.State.RUNNING).first()
+        return latest is not None and kind.name in dict(latest.kind_errors)
 
     def _pause(self, backoff: float) -> float:
         """Wait about `backoff` seconds (up to half less, at random, so the watches of many hubs and kinds
