@@ -167,8 +167,9 @@ def custom_resources(client: kubernetes.client.ApiClient) -> list[tuple[str, str
 
 
 def delete_custom_objects(client: kubernetes.client.ApiClient) -> None:
-    """Every custom object deleted, and waited for; finalizers are cleared, since no controller that
-    set one runs to remove it."""
+    """Every custom object deleted, and waited for. Finalizers are cleared, since no controller that set
+    one runs to remove it, and an object made again meanwhile (a controller still reacting to an earlier
+    test's objects) is deleted again."""
     objects = kubernetes.client.CustomObjectsApi(client)
     resources = custom_resources(client)
     for group, version, plural, namespaced in resources:
@@ -182,15 +183,28 @@ def delete_custom_objects(client: kubernetes.client.ApiClient) -> None:
     for group, version, plural, namespaced in resources:
         while items := objects.list_cluster_custom_object(group, version, plural)["items"]:
             for item in items:
-                if item["metadata"].get("finalizers"):
-                    patch = {"metadata": {"finalizers": None}}
-                    name, namespace = item["metadata"]["name"], item["metadata"].get("namespace")
-                    if namespaced:
-                        objects.patch_namespaced_custom_object(group, version, namespace, plural, name, patch)
-                    else:
-                        objects.patch_cluster_custom_object(group, version, plural, name, patch)
+                metadata = item["metadata"]
+                where = (metadata["namespace"],) if namespaced else ()
+                name = metadata["name"]
+                try:
+                    if metadata.get("finalizers"):
+                        patch = {"metadata": {"finalizers": None}}
+                        if namespaced:
+                            patch_item = objects.patch_namespaced_custom_object
+                            patch_item(group, version, *where, plural, name, patch)
+                        else:
+                            objects.patch_cluster_custom_object(group, version, plural, name, patch)
+                    if not metadata.get("deletionTimestamp"):
+                        if namespaced:
+                            objects.delete_namespaced_custom_object(group, version, *where, plural, name)
+                        else:
+                            objects.delete_cluster_custom_object(group, version, plural, name)
+                except kubernetes.client.ApiException as exc:
+                    if exc.status not in (404, 409):  # gone meanwhile, or changed: the next round sees it
+                        raise
             if time.monotonic() > deadline:
-                raise AssertionError(f"{plural} still on the hub after {EMPTY_TIMEOUT:g} s")
+                names = [f"{i['metadata'].get('namespace', '')}/{i['metadata']['name']}" for i in items]
+                raise AssertionError(f"{plural} still on the hub after {EMPTY_TIMEOUT:g} s: {names}")
             time.sleep(0.1)
 
 

@@ -12,6 +12,7 @@ from tests.realhub.conftest import HUB_RBAC, managed_cluster
 pytestmark = pytest.mark.realhub
 
 
+@pytest.mark.usefixtures("empty_hub")
 def test_hubs_add_stores_the_token_and_ca_and_every_kind_can_be_listed(registered_hub: Hub) -> None:
     assert (
         registered_hub.credentials["token"] and "BEGIN CERTIFICATE" in registered_hub.credentials["ca_data"]
