@@ -51,7 +51,7 @@ class StagedUpdateRunFilterSet(HubScopedFilterSet):
     )
     owner = django_filters.MultipleChoiceFilter(choices=Owner.choices)
     state = django_filters.MultipleChoiceFilter(
-        field_name="spec__state", label="State", choices=[(s, s) for s in ("Initialize", "Run", "Stop")]
+        field_name="spec__state", label="State", choices=[(s, s) for s in runs.HUB_STATES]
     )
     placement_id = django_filters.NumberFilter(label="Placement id", **ID_RANGE)
     progress = django_filters.ChoiceFilter(

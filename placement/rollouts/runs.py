@@ -79,6 +79,12 @@ RUN_KIND, STRATEGY_KIND, APPROVAL_KIND = (
 )
 INITIALIZE, RUN, STOP = "Initialize", "Run", "Stop"
 STATES = (INITIALIZE, RUN, STOP)
+# KubeFleet v0.1.2 names the same intents Execute and Pause, and adds Abandon (terminal); a hub-owned
+# run may hold any of them, and its pages read them as their Run and Stop counterparts
+EXECUTE, PAUSE, ABANDON = "Execute", "Pause", "Abandon"
+HUB_STATES = (*STATES, EXECUTE, PAUSE, ABANDON)
+# a run in one of these states may still change on its own: its page refreshes itself
+MOVING_STATES = frozenset({RUN, STOP, EXECUTE, PAUSE})
 EXTERNAL = "External"
 # upstream CRD rules on spec.state (oldSelf -> self)
 FORBIDDEN_TRANSITIONS = frozenset({(INITIALIZE, STOP), (RUN, INITIALIZE), (STOP, INITIALIZE)})

@@ -141,7 +141,7 @@ def _run_context(request: HttpRequest, run: StagedUpdateRun) -> dict[str, Any]:
         "needs_resume": rollouts.needs_resume(run, now),
         "can_change": access.can_change_run(request.user, run),
         "denied_reason": rollouts.RUN_DENIED,
-        "poll": not summary.finished and run.spec.get("state") in (rollouts.RUN, rollouts.STOP),
+        "poll": not summary.finished and run.spec.get("state") in rollouts.MOVING_STATES,
         "poll_seconds": RUN_POLL_SECONDS,
         "spec_yaml": as_yaml(run.spec),
     }
