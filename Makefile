@@ -219,6 +219,7 @@ conformance: oracle
 realhub-bin: $(RUNTIME_STAMP)
 	$(BIN)/python -m conformance.realhub build
 
-# The tests marked `realhub` (tests/realhub/), which `make test` leaves out: they need the binaries above.
+# The tests marked `realhub` (tests/realhub/, and the real half of the hub contract tests), which `make test`
+# leaves out: they need the binaries above.
 test-realhub: realhub-bin $(DEV_STAMP)
-	$(BIN)/pytest -m realhub tests/realhub $(PYTEST_ARGS)
+	$(BIN)/pytest -m realhub tests/realhub tests/demohub/test_contract.py $(PYTEST_ARGS)

@@ -22,9 +22,8 @@ class Fault:
 
     @property
     def reason(self) -> str:
-        return {429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable"}.get(
-            self.code, "InternalError"
-        )
+        reasons = {400: "BadRequest", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable"}
+        return reasons.get(self.code, "InternalError")
 
     @property
     def message(self) -> str:

@@ -627,7 +627,8 @@ def _batch_clusters(clusters: list[SyntheticCluster]) -> tuple[list[str], list[s
 def cluster_resource_bindings(
     rng: random.Random, staging: list[str], prod: list[str]
 ) -> list[dict[str, Any]]:
-    """As the scheduler leaves them: Scheduled, waiting for the staged update run to bind them."""
+    """As the scheduler leaves them: Scheduled, waiting for the staged update run to bind them, with no
+    resource snapshot yet (an empty name, which the upstream CRD requires to be present)."""
     return [
         {
             "apiVersion": f"{FLEET_PLACEMENT_GROUP}/v1beta1",
@@ -639,6 +640,7 @@ def cluster_resource_bindings(
             "spec": {
                 "state": "Scheduled",
                 "targetCluster": cluster_name,
+                "resourceSnapshotName": "",
                 "schedulingPolicySnapshotName": "batch-jobs-0",
                 "clusterDecision": {
                     "clusterName": cluster_name,

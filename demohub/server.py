@@ -263,7 +263,9 @@ class HubRequestHandler(BaseHTTPRequestHandler):
                 ),
             )
         elif method == "DELETE" and route.subresource is None:
-            self._send_json(200, store.delete(route.resource, name, namespace=namespace))
+            self._send_json(
+                200, _deleted(route.resource, store.delete(route.resource, name, namespace=namespace))
+            )
         else:
             raise _method_not_allowed(method)
 
@@ -362,6 +364,24 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+
+def _deleted(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
+    """What kube-apiserver answers a delete of a custom object: a Success Status naming it (the generic
+    registry's finalizeDelete), not the object."""
+    metadata = obj["metadata"]
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {
+            "name": metadata["name"],
+            "group": resource.group,
+            "kind": resource.plural,
+            "uid": metadata["uid"],
+        },
+    }
 
 
 def _method_not_allowed(method: str) -> ApiError:

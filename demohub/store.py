@@ -161,7 +161,8 @@ def _decode_continue(token: str) -> tuple[int, Key]:
         raw = json.loads(base64.urlsafe_b64decode(token.encode()))
         return int(raw["rv"]), (str(raw["start"][0]), str(raw["start"][1]))
     except (binascii.Error, ValueError, KeyError, IndexError, TypeError) as error:
-        raise expired("The provided continue parameter is not valid; start a new list.") from error
+        # kube-apiserver answers a token it cannot decode 400, not 410: no list can resume from it
+        raise bad_request(f"invalid continue token: {error}") from error
 
 
 class Store:
@@ -428,7 +429,9 @@ class Store:
         yield from initial
         if position < 0:
             return
-        last_sent = time.monotonic()
+        # no bookmark until the hub has got past where the watch started: kube-apiserver's watch cache
+        # drops every event (bookmarks included) not newer than the version a watcher starts from
+        last_sent, started = time.monotonic(), position
         while not stopped() and (remaining := deadline - time.monotonic()) > 0:
             wait = min(remaining, bookmark_seconds) if bookmark_seconds else remaining
             events, reached = self._events_after(resource, position, stopped, wait)
@@ -440,7 +443,8 @@ class Store:
                 if (shown := _as_seen(event, namespace, selector)) is not None:
                     last_sent = time.monotonic()
                     yield shown
-            if bookmark_seconds and time.monotonic() - last_sent >= bookmark_seconds:
+            due = bookmark_seconds and time.monotonic() - last_sent >= bookmark_seconds
+            if due and position > started:
                 last_sent = time.monotonic()
                 yield _bookmark(resource, position)
 
@@ -590,7 +594,13 @@ def _as_seen(event: Event, namespace: str | None, selector: LabelSelector) -> di
         return {"type": event.type, "object": event.obj} if matches_now else None
     if matches_now:
         return {"type": MODIFIED if matched_before else ADDED, "object": event.obj}
-    return {"type": DELETED, "object": event.obj} if matched_before else None
+    if not matched_before or event.old is None:
+        return None
+    # as kube-apiserver's watch cache has it: the object as it was when it still matched, at the
+    # resourceVersion of the write that moved it out
+    gone = copy.deepcopy(event.old)
+    gone["metadata"]["resourceVersion"] = str(event.resource_version)
+    return {"type": DELETED, "object": gone}
 
 
 def _bookmark(resource: Resource, resource_version: int) -> dict[str, Any]:

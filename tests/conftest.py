@@ -16,6 +16,7 @@ from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 
 from demohub import DemoHub
 from tests.factories import PASSWORD, UserFactory
+from tests.realhub.hub import RealHub
 from tests.servers import RedisServer, on_redis_database
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -98,6 +99,16 @@ def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
 def demo_hub() -> Iterator[DemoHub]:
     with DemoHub(clusters=24, fleet=True, seed=7, bookmark_seconds=0.2) as hub:
         yield hub
+
+
+@pytest.fixture(scope="session")
+def real_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealHub]:
+    """One real hub for the session (each xdist worker its own), the OCM and KubeFleet CRDs installed;
+    here rather than in tests/realhub/, since the hub contract tests of tests/demohub/ run on it too."""
+    # imported when needed: the real hub's conftest imports this module
+    from tests.realhub.conftest import start_real_hub
+
+    yield from start_real_hub(tmp_path_factory.mktemp("realhub"))
 
 
 @pytest.fixture

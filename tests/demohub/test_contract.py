@@ -1,91 +1,88 @@
-"""The demo hub behaves like a Kubernetes API server for everything the hub sync uses.
+"""Both hubs behave like a Kubernetes API server for everything the hub sync uses.
 
-Every test talks HTTP to a running DemoHub through the official `kubernetes` client, unmodified.
+Every test runs twice: against the demo hub and against kube-apiserver with the upstream CRDs (marked
+`realhub`), seeded alike (tests/contract_hubs.py), through the official `kubernetes` client, unmodified.
+The assertions state the Kubernetes contract, not one server's accidents: resourceVersions increase but
+are not consecutive (the apiserver's own writes interleave), and a server may serve more than we use.
+What only the demo hub does (faults, churn, its event window) is in test_faults.py.
 """
 
-import json
 import threading
 import time
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from kubernetes.client import ApiClient, ApisApi, Configuration, CoreApi, CustomObjectsApi, V1APIGroup
+from kubernetes.client import ApisApi, CoreApi, V1APIGroup
 from kubernetes.client.rest import ApiException
 from kubernetes.watch import Watch
-from urllib3.exceptions import ProtocolError
 
-from demohub import DemoHub
 from demohub.seed import SCORE_NAME
+from tests.contract_hubs import (
+    TIMEOUT,
+    ContractHub,
+    DemoContractHub,
+    RealContractHub,
+    clusters,
+    names,
+    new_cluster,
+    seed_objects,
+    status_body,
+    watch_clusters,
+)
+from tests.realhub.conftest import api_client
 
 OCM = "cluster.open-cluster-management.io"
 FLEET = "cluster.kubernetes-fleet.io"
 FLEET_PLACEMENT = "placement.kubernetes-fleet.io"
-TIMEOUT = 10  # seconds; a hung request fails the test instead of hanging it
+# long enough for a bookmark: kube-apiserver sends one 2 s before a watch's timeout (or every minute),
+# when its watch cache has got past everything the watch has seen
+BOOKMARK_WATCH_SECONDS = 4
 
 
-def _clusters(api: CustomObjectsApi, **kwargs: Any) -> dict[str, Any]:
-    return api.list_cluster_custom_object(OCM, "v1", "managedclusters", _request_timeout=TIMEOUT, **kwargs)
-
-
-def _names(listing: dict[str, Any]) -> list[str]:
-    return [item["metadata"]["name"] for item in listing["items"]]
-
-
-def _status_body(error: ApiException) -> dict[str, Any]:
-    return json.loads(error.body)
-
-
-def _new_cluster(name: str, **labels: str) -> dict[str, Any]:
-    return {
-        "apiVersion": f"{OCM}/v1",
-        "kind": "ManagedCluster",
-        "metadata": {"name": name, "labels": labels},
-        "spec": {"hubAcceptsClient": True},
-        "status": {"conditions": [{"type": "ManagedClusterConditionAvailable", "status": "True"}]},
-    }
-
-
-def _watch(
-    api: CustomObjectsApi, resource_version: str, seconds: int = 1, **kwargs: Any
-) -> list[dict[str, Any]]:
-    stream = Watch().stream(
-        api.list_cluster_custom_object,
-        OCM,
-        "v1",
-        "managedclusters",
-        resource_version=resource_version,
-        timeout_seconds=seconds,
-        _request_timeout=TIMEOUT,
-        **kwargs,
-    )
-    return list(stream)
+@pytest.fixture(params=["demo", pytest.param("real", marks=pytest.mark.realhub)])
+def contract_hub(request: pytest.FixtureRequest) -> Iterator[ContractHub]:
+    if request.param == "demo":
+        yield DemoContractHub(request.getfixturevalue("demo_hub"), request.getfixturevalue("api_client"))
+        return
+    real_hub = request.getfixturevalue("real_hub")
+    with api_client(real_hub) as client:
+        hub = RealContractHub(real_hub, client)
+        hub.seed(seed_objects())
+        yield hub
 
 
 # ---- discovery ---------------------------------------------------------------------------------
 
 
-def test_discovery_lists_the_served_groups_with_their_preferred_versions(api_client: ApiClient) -> None:
-    groups = {group.name: group for group in ApisApi(api_client).get_api_versions().groups}
+def test_discovery_lists_the_served_groups_with_their_preferred_versions(contract_hub: ContractHub) -> None:
+    groups = {group.name: group for group in ApisApi(contract_hub.client).get_api_versions().groups}
 
-    assert set(groups) == {OCM, FLEET, FLEET_PLACEMENT}
+    assert {OCM, FLEET, FLEET_PLACEMENT} <= set(groups)
     assert groups[OCM].preferred_version.version == "v1"
     assert [v.version for v in groups[OCM].versions] == ["v1", "v1beta2", "v1beta1", "v1alpha1"]
-    assert CoreApi(api_client).get_api_versions().versions == ["v1"]
+    # the preferred version is the first listed; the dashboard asks for the versions it knows
+    for group in groups.values():
+        assert group.preferred_version == group.versions[0]
+    assert "v1beta1" in {v.version for v in groups[FLEET_PLACEMENT].versions}
+    assert CoreApi(contract_hub.client).get_api_versions().versions == ["v1"]
 
 
-def test_discovery_of_one_group(api_client: ApiClient) -> None:
-    group = api_client.call_api(
+def test_discovery_of_one_group(contract_hub: ContractHub) -> None:
+    group = contract_hub.client.call_api(
         f"/apis/{FLEET_PLACEMENT}", "GET", response_type="V1APIGroup", _return_http_data_only=True
     )
 
     assert isinstance(group, V1APIGroup)
-    assert group.preferred_version.group_version == f"{FLEET_PLACEMENT}/v1beta1"
+    assert group.name == FLEET_PLACEMENT
+    assert group.preferred_version == group.versions[0]
+    assert f"{FLEET_PLACEMENT}/v1beta1" in {v.group_version for v in group.versions}
 
 
-def test_resource_lists_say_scope_kind_verbs_and_status_subresource(custom_objects: CustomObjectsApi) -> None:
-    ocm_v1beta1 = {r.name: r for r in custom_objects.get_api_resources(OCM, "v1beta1").resources}
-    fleet = {r.name: r for r in custom_objects.get_api_resources(FLEET_PLACEMENT, "v1beta1").resources}
+def test_resource_lists_say_scope_kind_verbs_and_status_subresource(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    ocm_v1beta1 = {r.name: r for r in api.get_api_resources(OCM, "v1beta1").resources}
+    fleet = {r.name: r for r in api.get_api_resources(FLEET_PLACEMENT, "v1beta1").resources}
 
     assert ocm_v1beta1["placements"].namespaced is True
     assert ocm_v1beta1["placements"].kind == "Placement"
@@ -98,16 +95,17 @@ def test_resource_lists_say_scope_kind_verbs_and_status_subresource(custom_objec
         "update",
         "delete",
     }
-    assert ocm_v1beta1["placementdecisions/status"].verbs == ["get", "patch", "update"]
+    assert sorted(ocm_v1beta1["placementdecisions/status"].verbs) == ["get", "patch", "update"]
     assert fleet["clusterapprovalrequests"].namespaced is False
     assert "clusterapprovalrequests/status" in fleet
 
 
-def test_unknown_group_version_or_resource_is_404(custom_objects: CustomObjectsApi) -> None:
+def test_unknown_group_version_or_resource_is_404(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
     for call in (
-        lambda: custom_objects.get_api_resources("example.com", "v1"),
-        lambda: custom_objects.list_cluster_custom_object(OCM, "v9", "managedclusters"),
-        lambda: custom_objects.list_cluster_custom_object(OCM, "v1", "widgets"),
+        lambda: api.get_api_resources("example.com", "v1"),
+        lambda: api.list_cluster_custom_object(OCM, "v9", "managedclusters"),
+        lambda: api.list_cluster_custom_object(OCM, "v1", "widgets"),
     ):
         with pytest.raises(ApiException) as raised:
             call()
@@ -117,16 +115,20 @@ def test_unknown_group_version_or_resource_is_404(custom_objects: CustomObjectsA
 # ---- list, selectors, paging ---------------------------------------------------------------------
 
 
-def test_list_has_kind_items_and_a_resource_version(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    listing = _clusters(custom_objects)
+def test_list_has_kind_items_and_a_resource_version(contract_hub: ContractHub) -> None:
+    name = names(clusters(contract_hub.objects))[0]
+    written = contract_hub.patch("ManagedCluster", name, {"metadata": {"labels": {"listed": "yes"}}})
+
+    listing = clusters(contract_hub.objects)
 
     assert listing["kind"] == "ManagedClusterList"
     assert listing["apiVersion"] == f"{OCM}/v1"
     assert len(listing["items"]) == 24
-    assert listing["metadata"]["resourceVersion"] == str(demo_hub.store.resource_version)
-    assert _names(listing) == sorted(_names(listing))
+    # the list is at least as new as every write before it, the items at most as new as the list
+    version = int(listing["metadata"]["resourceVersion"])
+    assert version >= int(written["metadata"]["resourceVersion"])
+    assert all(int(item["metadata"]["resourceVersion"]) <= version for item in listing["items"])
+    assert names(listing) == sorted(names(listing))
     assert all(item["metadata"]["uid"] for item in listing["items"])
 
 
@@ -151,30 +153,31 @@ def test_list_has_kind_items_and_a_resource_version(
     ],
 )
 def test_label_selector_filters_like_kubernetes(
-    custom_objects: CustomObjectsApi, selector: str, expected: Any
+    contract_hub: ContractHub, selector: str, expected: Any
 ) -> None:
-    everything = _clusters(custom_objects)["items"]
+    everything = clusters(contract_hub.objects)["items"]
     wanted = [c["metadata"]["name"] for c in everything if expected(c["metadata"]["labels"])]
 
-    selected = _names(_clusters(custom_objects, label_selector=selector))
+    selected = names(clusters(contract_hub.objects, label_selector=selector))
 
     assert selected == wanted
     assert 0 < len(selected) < len(everything) or selector in ("gpu",)
 
 
-def test_unparseable_label_selector_is_400(custom_objects: CustomObjectsApi) -> None:
+def test_unparseable_label_selector_is_400(contract_hub: ContractHub) -> None:
     with pytest.raises(ApiException) as raised:
-        _clusters(custom_objects, label_selector="region in eastus")
+        clusters(contract_hub.objects, label_selector="region in eastus")
 
     assert raised.value.status == 400
-    assert _status_body(raised.value)["reason"] == "BadRequest"
+    assert status_body(raised.value)["reason"] == "BadRequest"
 
 
-def test_list_per_namespace_and_across_namespaces(custom_objects: CustomObjectsApi) -> None:
-    cluster = _names(_clusters(custom_objects))[0]
+def test_list_per_namespace_and_across_namespaces(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    cluster = names(clusters(api))[0]
 
-    one = custom_objects.list_namespaced_custom_object(OCM, "v1alpha1", cluster, "addonplacementscores")
-    every = custom_objects.list_custom_object_for_all_namespaces(OCM, "v1alpha1", "addonplacementscores")
+    one = api.list_namespaced_custom_object(OCM, "v1alpha1", cluster, "addonplacementscores")
+    every = api.list_custom_object_for_all_namespaces(OCM, "v1alpha1", "addonplacementscores")
 
     assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in one["items"]] == [
         (cluster, SCORE_NAME)
@@ -182,105 +185,73 @@ def test_list_per_namespace_and_across_namespaces(custom_objects: CustomObjectsA
     assert len(every["items"]) == 24
 
 
-def test_paging_returns_one_consistent_snapshot_across_writes(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    before = _clusters(custom_objects)["items"]
-    first = _clusters(custom_objects, limit=10)
-    victim, changed = _names(first)[-1], before[15]["metadata"]["name"]
-    demo_hub.store.create(_new_cluster("zzz-created-mid-list"))
-    demo_hub.store.patch("ManagedCluster", changed, {"metadata": {"labels": {"environment": "patched"}}})
-    demo_hub.store.delete("ManagedCluster", before[20]["metadata"]["name"])
+def test_paging_returns_one_consistent_snapshot_across_writes(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    before = clusters(api)["items"]
+    first = clusters(api, limit=10)
+    victim, changed = names(first)[-1], before[15]["metadata"]["name"]
+    contract_hub.create(new_cluster("zzz-created-mid-list"))
+    contract_hub.patch("ManagedCluster", changed, {"metadata": {"labels": {"environment": "patched"}}})
+    contract_hub.delete("ManagedCluster", before[20]["metadata"]["name"])
 
     pages = [first]
     while pages[-1]["metadata"].get("continue"):
-        pages.append(_clusters(custom_objects, limit=10, _continue=pages[-1]["metadata"]["continue"]))
+        pages.append(clusters(api, limit=10, _continue=pages[-1]["metadata"]["continue"]))
 
     assert [len(p["items"]) for p in pages] == [10, 10, 4]
     assert first["metadata"]["remainingItemCount"] == 14
     assert {p["metadata"]["resourceVersion"] for p in pages} == {first["metadata"]["resourceVersion"]}
     assert [item for page in pages for item in page["items"]] == before
-    assert victim in _names(_clusters(custom_objects))
+    assert victim in names(clusters(api))
 
 
-def test_expired_continue_token_is_410_gone(custom_objects: CustomObjectsApi, demo_hub: DemoHub) -> None:
-    first = _clusters(custom_objects, limit=5)
-    demo_hub.compact()
+def test_expired_continue_token_is_410_expired(contract_hub: ContractHub) -> None:
+    first = clusters(contract_hub.objects, limit=5)
+    # compaction keeps the revision it compacts to: a write makes the list's revision an older one
+    contract_hub.patch("ManagedCluster", names(first)[0], {"metadata": {"labels": {"a": "b"}}})
+    contract_hub.compact()
 
     with pytest.raises(ApiException) as raised:
-        _clusters(custom_objects, limit=5, _continue=first["metadata"]["continue"])
+        clusters(contract_hub.objects, limit=5, _continue=first["metadata"]["continue"])
 
     assert raised.value.status == 410
-    assert _status_body(raised.value)["reason"] == "Expired"
+    assert status_body(raised.value)["reason"] == "Expired"
 
 
-def test_garbage_continue_token_is_410_gone(custom_objects: CustomObjectsApi) -> None:
+def test_garbage_continue_token_is_400_bad_request(contract_hub: ContractHub) -> None:
     with pytest.raises(ApiException) as raised:
-        _clusters(custom_objects, limit=5, _continue="not-a-token")
+        clusters(contract_hub.objects, limit=5, _continue="not-a-token")
 
-    assert raised.value.status == 410
-    assert _status_body(raised.value)["code"] == 410
+    assert raised.value.status == 400
+    status = status_body(raised.value)
+    assert (status["reason"], status["code"]) == ("BadRequest", 400)
+    assert status["message"].startswith("invalid continue token")
 
 
-@pytest.mark.parametrize(
-    ("method", "path", "headers", "body", "status", "reason"),
-    [
-        ("DELETE", f"/apis/{OCM}/v1/managedclusters", {}, None, 405, "MethodNotAllowed"),
-        (
-            "GET",
-            f"/apis/{OCM}/v1/managedclusters?fieldSelector=metadata.name%3Dx",
-            {},
-            None,
-            400,
-            "BadRequest",
-        ),
-        (
-            "PATCH",
+def test_a_body_that_is_not_an_object_is_400(contract_hub: ContractHub) -> None:
+    with pytest.raises(ApiException) as raised:
+        contract_hub.client.call_api(
             f"/apis/{FLEET_PLACEMENT}/v1beta1/clusterresourceplacements/web-frontend",
-            {"Content-Type": "application/apply-patch+yaml"},
-            {"spec": {}},
-            415,
-            "UnsupportedMediaType",
-        ),
-        (
             "PUT",
-            f"/apis/{FLEET_PLACEMENT}/v1beta1/clusterresourceplacements/web-frontend",
-            {},
-            ["x"],
-            400,
-            "BadRequest",
-        ),
-    ],
-)
-def test_unsupported_requests_answer_a_status(
-    api_client: ApiClient,
-    method: str,
-    path: str,
-    headers: dict[str, str],
-    body: Any,
-    status: int,
-    reason: str,
-) -> None:
-    with pytest.raises(ApiException) as raised:
-        api_client.call_api(path, method, header_params=headers, body=body, response_type="object")
+            body=["x"],
+            response_type="object",
+        )
 
-    assert raised.value.status == status
-    assert _status_body(raised.value)["reason"] == reason
+    assert raised.value.status == 400
+    assert status_body(raised.value)["reason"] == "BadRequest"
 
 
 # ---- get, create, patch, replace, delete ---------------------------------------------------------------
 
 
-def test_get_and_not_found_status(custom_objects: CustomObjectsApi) -> None:
-    name = _names(_clusters(custom_objects))[0]
+def test_get_and_not_found_status(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    name = names(clusters(api))[0]
 
-    assert (
-        custom_objects.get_cluster_custom_object(OCM, "v1", "managedclusters", name)["metadata"]["name"]
-        == name
-    )
+    assert api.get_cluster_custom_object(OCM, "v1", "managedclusters", name)["metadata"]["name"] == name
     with pytest.raises(ApiException) as raised:
-        custom_objects.get_cluster_custom_object(OCM, "v1", "managedclusters", "no-such-cluster")
-    status = _status_body(raised.value)
+        api.get_cluster_custom_object(OCM, "v1", "managedclusters", "no-such-cluster")
+    status = status_body(raised.value)
     assert raised.value.status == 404
     assert (status["kind"], status["status"], status["reason"], status["code"]) == (
         "Status",
@@ -292,53 +263,51 @@ def test_get_and_not_found_status(custom_objects: CustomObjectsApi) -> None:
     assert status["message"] == f'managedclusters.{OCM} "no-such-cluster" not found'
 
 
-def test_create_sets_server_fields_drops_status_and_rejects_duplicates(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    before = demo_hub.store.resource_version
+def test_create_sets_server_fields_drops_status_and_rejects_duplicates(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    before = int(clusters(api)["metadata"]["resourceVersion"])
 
-    created = custom_objects.create_cluster_custom_object(
-        OCM, "v1", "managedclusters", _new_cluster("new-one")
-    )
+    created = api.create_cluster_custom_object(OCM, "v1", "managedclusters", new_cluster("new-one"))
 
     metadata = created["metadata"]
     assert metadata["generation"] == 1
-    assert int(metadata["resourceVersion"]) == before + 1
+    assert int(metadata["resourceVersion"]) > before
     assert metadata["uid"] and metadata["creationTimestamp"].endswith("Z")
     assert "status" not in created
     with pytest.raises(ApiException) as raised:
-        custom_objects.create_cluster_custom_object(OCM, "v1", "managedclusters", _new_cluster("new-one"))
+        api.create_cluster_custom_object(OCM, "v1", "managedclusters", new_cluster("new-one"))
     assert raised.value.status == 409
-    assert _status_body(raised.value)["reason"] == "AlreadyExists"
+    assert status_body(raised.value)["reason"] == "AlreadyExists"
 
 
-def test_create_namespaced_object(custom_objects: CustomObjectsApi) -> None:
+def test_create_namespaced_object(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
     body = {
         "apiVersion": f"{OCM}/v1beta1",
         "kind": "PlacementDecision",
         "metadata": {"name": "web-decision-1", "labels": {f"{OCM}/placement": "web"}},
     }
 
-    created = custom_objects.create_namespaced_custom_object(
-        OCM, "v1beta1", "argocd", "placementdecisions", body
-    )
+    created = api.create_namespaced_custom_object(OCM, "v1beta1", "argocd", "placementdecisions", body)
 
     assert created["metadata"]["namespace"] == "argocd"
-    listed = custom_objects.list_namespaced_custom_object(
+    listed = api.list_namespaced_custom_object(
         OCM, "v1beta1", "argocd", "placementdecisions", label_selector=f"{OCM}/placement=web"
     )
-    assert _names(listed) == ["web-decision-1"]
+    assert names(listed) == ["web-decision-1"]
 
 
-def test_spec_patch_bumps_generation_metadata_patch_does_not(custom_objects: CustomObjectsApi) -> None:
-    name = _names(_clusters(custom_objects))[0]
-    original = custom_objects.get_cluster_custom_object(OCM, "v1", "managedclusters", name)
+def test_spec_patch_bumps_generation_metadata_patch_does_not(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    name = names(clusters(api))[0]
+    original = api.get_cluster_custom_object(OCM, "v1", "managedclusters", name)
+    taint = {"key": "dedicated", "effect": "NoSelect", "timeAdded": "2026-01-01T00:00:00Z"}
 
-    labelled = custom_objects.patch_cluster_custom_object(
+    labelled = api.patch_cluster_custom_object(
         OCM, "v1", "managedclusters", name, {"metadata": {"labels": {"team": "payments"}}}
     )
-    tainted = custom_objects.patch_cluster_custom_object(
-        OCM, "v1", "managedclusters", name, {"spec": {"taints": [{"key": "dedicated", "effect": "NoSelect"}]}}
+    tainted = api.patch_cluster_custom_object(
+        OCM, "v1", "managedclusters", name, {"spec": {"taints": [taint]}}
     )
 
     assert labelled["metadata"]["generation"] == original["metadata"]["generation"]
@@ -348,30 +317,30 @@ def test_spec_patch_bumps_generation_metadata_patch_does_not(custom_objects: Cus
     assert int(tainted["metadata"]["resourceVersion"]) > int(labelled["metadata"]["resourceVersion"])
 
 
-def test_merge_patch_null_deletes_a_key(custom_objects: CustomObjectsApi) -> None:
-    name = _names(_clusters(custom_objects, label_selector="region"))[0]
+def test_merge_patch_null_deletes_a_key(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    name = names(clusters(api, label_selector="region"))[0]
 
-    patched = custom_objects.patch_cluster_custom_object(
+    patched = api.patch_cluster_custom_object(
         OCM, "v1", "managedclusters", name, {"metadata": {"labels": {"region": None}}}
     )
 
     assert "region" not in patched["metadata"]["labels"]
 
 
-def test_status_subresource_patch_changes_only_status_and_never_generation(
-    custom_objects: CustomObjectsApi,
-) -> None:
-    name = _names(_clusters(custom_objects))[0]
-    original = custom_objects.get_cluster_custom_object(OCM, "v1", "managedclusters", name)
+def test_status_subresource_patch_changes_only_status_and_never_generation(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    name = names(clusters(api))[0]
+    original = api.get_cluster_custom_object(OCM, "v1", "managedclusters", name)
 
-    patched = custom_objects.patch_cluster_custom_object_status(
+    patched = api.patch_cluster_custom_object_status(
         OCM,
         "v1",
         "managedclusters",
         name,
         {"spec": {"hubAcceptsClient": False}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi"}}},
     )
-    main = custom_objects.patch_cluster_custom_object(
+    main = api.patch_cluster_custom_object(
         OCM, "v1", "managedclusters", name, {"status": {"allocatable": {"cpu": "999"}}}
     )
 
@@ -382,13 +351,10 @@ def test_status_subresource_patch_changes_only_status_and_never_generation(
     assert main["metadata"]["resourceVersion"] == patched["metadata"]["resourceVersion"]
 
 
-def test_approving_via_status_patch_keeps_generation_and_twice_is_a_no_op(
-    custom_objects: CustomObjectsApi,
-) -> None:
-    name = "batch-jobs-rollout-1-after-staging"
-    request = custom_objects.get_cluster_custom_object(
-        FLEET_PLACEMENT, "v1beta1", "clusterapprovalrequests", name
-    )
+def test_approving_via_status_patch_keeps_generation_and_twice_is_a_no_op(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
+    args = (FLEET_PLACEMENT, "v1beta1", "clusterapprovalrequests", "batch-jobs-rollout-1-after-staging")
+    request = api.get_cluster_custom_object(*args)
     approval = {
         "status": {
             "conditions": [
@@ -404,25 +370,20 @@ def test_approving_via_status_patch_keeps_generation_and_twice_is_a_no_op(
         }
     }
 
-    first = custom_objects.patch_cluster_custom_object_status(
-        FLEET_PLACEMENT, "v1beta1", "clusterapprovalrequests", name, approval
-    )
-    second = custom_objects.patch_cluster_custom_object_status(
-        FLEET_PLACEMENT, "v1beta1", "clusterapprovalrequests", name, approval
-    )
+    first = api.patch_cluster_custom_object_status(*args, approval)
+    second = api.patch_cluster_custom_object_status(*args, approval)
 
     assert first["status"]["conditions"][0]["type"] == "Approved"
     assert first["metadata"]["generation"] == request["metadata"]["generation"]
+    assert int(first["metadata"]["resourceVersion"]) > int(request["metadata"]["resourceVersion"])
     assert second["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
 
 
-def test_json_patch_through_the_api_client(api_client: ApiClient) -> None:
+def test_json_patch_through_the_api_client(contract_hub: ContractHub) -> None:
     path = f"/apis/{FLEET}/v1beta1/memberclusters/{{name}}"
-    name = _names(
-        CustomObjectsApi(api_client).list_cluster_custom_object(FLEET, "v1beta1", "memberclusters")
-    )[0]
+    name = names(contract_hub.objects.list_cluster_custom_object(FLEET, "v1beta1", "memberclusters"))[0]
 
-    patched = api_client.call_api(
+    patched = contract_hub.client.call_api(
         path,
         "PATCH",
         path_params={"name": name},
@@ -443,9 +404,9 @@ def test_json_patch_through_the_api_client(api_client: ApiClient) -> None:
     assert patched["spec"]["taints"][-1]["key"] == "k"
 
 
-def test_failed_json_patch_test_is_422(api_client: ApiClient) -> None:
+def test_failed_json_patch_test_is_422_invalid(contract_hub: ContractHub) -> None:
     with pytest.raises(ApiException) as raised:
-        api_client.call_api(
+        contract_hub.client.call_api(
             f"/apis/{FLEET_PLACEMENT}/v1beta1/clusterstagedupdatestrategies/staging-then-prod",
             "PATCH",
             header_params={"Content-Type": "application/json-patch+json"},
@@ -454,33 +415,38 @@ def test_failed_json_patch_test_is_422(api_client: ApiClient) -> None:
         )
 
     assert raised.value.status == 422
+    assert status_body(raised.value)["reason"] == "Invalid"
 
 
-def test_replace_with_a_stale_resource_version_is_409_conflict(custom_objects: CustomObjectsApi) -> None:
+def test_replace_with_a_stale_resource_version_is_409_conflict(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
     args = (FLEET_PLACEMENT, "v1beta1", "clusterresourceplacements", "web-frontend")
-    stale = custom_objects.get_cluster_custom_object(*args)
-    custom_objects.patch_cluster_custom_object(*args, {"spec": {"revisionHistoryLimit": 5}})
+    stale = api.get_cluster_custom_object(*args)
+    api.patch_cluster_custom_object(*args, {"spec": {"revisionHistoryLimit": 5}})
 
     stale["spec"]["revisionHistoryLimit"] = 7
     with pytest.raises(ApiException) as raised:
-        custom_objects.replace_cluster_custom_object(*args, stale)
-    fresh = custom_objects.get_cluster_custom_object(*args)
+        api.replace_cluster_custom_object(*args, stale)
+    fresh = api.get_cluster_custom_object(*args)
     fresh["spec"]["revisionHistoryLimit"] = 7
-    replaced = custom_objects.replace_cluster_custom_object(*args, fresh)
+    replaced = api.replace_cluster_custom_object(*args, fresh)
 
     assert raised.value.status == 409
-    assert _status_body(raised.value)["reason"] == "Conflict"
+    assert status_body(raised.value)["reason"] == "Conflict"
     assert replaced["spec"]["revisionHistoryLimit"] == 7
     assert replaced["metadata"]["generation"] == fresh["metadata"]["generation"] + 1
 
 
-def test_delete_returns_the_object_then_404(custom_objects: CustomObjectsApi) -> None:
+def test_delete_answers_a_success_status_then_404(contract_hub: ContractHub) -> None:
+    api = contract_hub.objects
     args = (OCM, "v1beta1", "apps-prod", "placements", "gpu-training")
+    uid = api.get_namespaced_custom_object(*args)["metadata"]["uid"]
 
-    deleted = custom_objects.delete_namespaced_custom_object(*args)
+    deleted = api.delete_namespaced_custom_object(*args)
 
-    assert deleted["metadata"]["name"] == "gpu-training"
-    for call in (custom_objects.get_namespaced_custom_object, custom_objects.delete_namespaced_custom_object):
+    assert (deleted["kind"], deleted["status"]) == ("Status", "Success")
+    assert deleted["details"] == {"name": "gpu-training", "group": OCM, "kind": "placements", "uid": uid}
+    for call in (api.get_namespaced_custom_object, api.delete_namespaced_custom_object):
         with pytest.raises(ApiException) as raised:
             call(*args)
         assert raised.value.status == 404
@@ -489,37 +455,34 @@ def test_delete_returns_the_object_then_404(custom_objects: CustomObjectsApi) ->
 # ---- watch -------------------------------------------------------------------------------------
 
 
-def test_watch_from_a_resource_version_replays_later_writes_in_order(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    since = _clusters(custom_objects)["metadata"]["resourceVersion"]
-    existing = _names(_clusters(custom_objects))[0]
-    demo_hub.store.create(_new_cluster("watched"))
-    demo_hub.store.patch("ManagedCluster", existing, {"metadata": {"labels": {"watched": "yes"}}})
-    demo_hub.store.delete("ManagedCluster", "watched")
-    demo_hub.store.patch("MemberCluster", existing, {"metadata": {"labels": {"other": "kind"}}})
+def test_watch_from_a_resource_version_replays_later_writes_in_order(contract_hub: ContractHub) -> None:
+    since = clusters(contract_hub.objects)["metadata"]["resourceVersion"]
+    existing = names(clusters(contract_hub.objects))[0]
+    contract_hub.create(new_cluster("watched"))
+    contract_hub.patch("ManagedCluster", existing, {"metadata": {"labels": {"watched": "yes"}}})
+    contract_hub.delete("ManagedCluster", "watched")
+    contract_hub.patch("MemberCluster", existing, {"metadata": {"labels": {"other": "kind"}}})
 
-    events = _watch(custom_objects, since)
+    events = watch_clusters(contract_hub.objects, since)
 
-    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+    # the created cluster's status is a write of its own, seen as MODIFIED
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events if e["type"] != "MODIFIED"] == [
         ("ADDED", "watched"),
-        ("MODIFIED", existing),
         ("DELETED", "watched"),
     ]
+    assert ("MODIFIED", existing) in [(e["type"], e["object"]["metadata"]["name"]) for e in events]
     versions = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
-    assert versions == sorted(versions) and versions[0] == int(since) + 1
+    assert versions == sorted(versions) and versions[0] > int(since)
 
 
-def test_watch_streams_writes_made_while_it_is_open(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    since = _clusters(custom_objects)["metadata"]["resourceVersion"]
+def test_watch_streams_writes_made_while_it_is_open(contract_hub: ContractHub) -> None:
+    since = clusters(contract_hub.objects)["metadata"]["resourceVersion"]
     received: list[tuple[str, str]] = []
     watch = Watch()
 
     def follow() -> None:
         for event in watch.stream(
-            custom_objects.list_cluster_custom_object,
+            contract_hub.objects.list_cluster_custom_object,
             OCM,
             "v1",
             "managedclusters",
@@ -527,26 +490,25 @@ def test_watch_streams_writes_made_while_it_is_open(
             timeout_seconds=5,
             _request_timeout=TIMEOUT,
         ):
-            received.append((event["type"], event["object"]["metadata"]["name"]))
+            if event["type"] == "ADDED":
+                received.append((event["type"], event["object"]["metadata"]["name"]))
             if len(received) == 2:
                 watch.stop()
 
     follower = threading.Thread(target=follow)
     follower.start()
     time.sleep(0.2)
-    demo_hub.store.create(_new_cluster("live-1"))
-    demo_hub.store.create(_new_cluster("live-2"))
+    contract_hub.create(new_cluster("live-1"))
+    contract_hub.create(new_cluster("live-2"))
     follower.join(TIMEOUT)
 
     assert received == [("ADDED", "live-1"), ("ADDED", "live-2")]
 
 
-def test_watch_without_resource_version_starts_with_the_current_objects(
-    custom_objects: CustomObjectsApi,
-) -> None:
+def test_watch_without_resource_version_starts_with_the_current_objects(contract_hub: ContractHub) -> None:
     events = list(
         Watch().stream(
-            custom_objects.list_cluster_custom_object,
+            contract_hub.objects.list_cluster_custom_object,
             FLEET_PLACEMENT,
             "v1beta1",
             "clusterresourceplacements",
@@ -555,221 +517,72 @@ def test_watch_without_resource_version_starts_with_the_current_objects(
         )
     )
 
-    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+    assert sorted((e["type"], e["object"]["metadata"]["name"]) for e in events) == [
         ("ADDED", "batch-jobs"),
         ("ADDED", "web-frontend"),
     ]
 
 
-def test_watch_with_a_label_selector_sees_objects_leave_and_enter(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    since = _clusters(custom_objects)["metadata"]["resourceVersion"]
-    name = _names(_clusters(custom_objects, label_selector="environment=prod"))[0]
-    demo_hub.store.patch("ManagedCluster", name, {"metadata": {"labels": {"environment": "dev"}}})
-    demo_hub.store.patch("ManagedCluster", name, {"metadata": {"labels": {"environment": "prod"}}})
+def test_watch_with_a_label_selector_sees_objects_leave_and_enter(contract_hub: ContractHub) -> None:
+    since = clusters(contract_hub.objects)["metadata"]["resourceVersion"]
+    name = names(clusters(contract_hub.objects, label_selector="environment=prod"))[0]
+    left = contract_hub.patch("ManagedCluster", name, {"metadata": {"labels": {"environment": "dev"}}})
+    contract_hub.patch("ManagedCluster", name, {"metadata": {"labels": {"environment": "prod"}}})
 
-    events = _watch(custom_objects, since, label_selector="environment=prod")
+    events = watch_clusters(contract_hub.objects, since, label_selector="environment=prod")
 
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
         ("DELETED", name),
         ("ADDED", name),
     ]
+    # leaving reads as a deletion of the object as it was, at the version of the write that moved it
+    deleted = events[0]["object"]["metadata"]
+    assert deleted["labels"]["environment"] == "prod"
+    assert deleted["resourceVersion"] == left["metadata"]["resourceVersion"]
 
 
-def test_watch_sends_bookmarks_when_asked(custom_objects: CustomObjectsApi) -> None:
-    since = _clusters(custom_objects)["metadata"]["resourceVersion"]
-
-    events = _watch(custom_objects, since, allow_watch_bookmarks=True)
-
-    assert events and {e["type"] for e in events} == {"BOOKMARK"}
-    assert events[0]["raw_object"]["metadata"]["resourceVersion"] == since
-
-
-def test_watch_from_a_compacted_resource_version_is_410_gone(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
+def test_bookmarks_tell_a_filtered_watch_how_far_the_hub_has_got_when_asked(
+    contract_hub: ContractHub,
 ) -> None:
-    since = _clusters(custom_objects)["metadata"]["resourceVersion"]
-    demo_hub.store.patch(
-        "ManagedCluster", _names(_clusters(custom_objects))[0], {"metadata": {"labels": {"a": "b"}}}
+    since = clusters(contract_hub.objects)["metadata"]["resourceVersion"]
+    elsewhere = names(clusters(contract_hub.objects, label_selector="environment!=prod"))[0]
+    seen: dict[bool, list[dict[str, Any]]] = {}
+
+    def follow(bookmarks: bool) -> None:
+        seen[bookmarks] = watch_clusters(
+            contract_hub.objects,
+            since,
+            BOOKMARK_WATCH_SECONDS,
+            label_selector="environment=prod",
+            allow_watch_bookmarks=bookmarks,
+        )
+
+    followers = [threading.Thread(target=follow, args=(bookmarks,)) for bookmarks in (True, False)]
+    for follower in followers:
+        follower.start()
+    time.sleep(1)
+    # a write the selector leaves out, while the watches are open: only a bookmark can tell of it
+    written = contract_hub.patch("ManagedCluster", elsewhere, {"metadata": {"labels": {"seen": "no"}}})
+    for follower in followers:
+        follower.join(TIMEOUT + BOOKMARK_WATCH_SECONDS)
+
+    assert seen[True] and {e["type"] for e in seen[True]} == {"BOOKMARK"}
+    assert {e["raw_object"]["kind"] for e in seen[True]} == {"ManagedCluster"}
+    versions = [int(e["raw_object"]["metadata"]["resourceVersion"]) for e in seen[True]]
+    # never backwards, though kube-apiserver may send the same version twice
+    assert versions == sorted(versions) and versions[0] >= int(written["metadata"]["resourceVersion"])
+    assert seen[False] == []
+
+
+def test_watch_from_a_compacted_resource_version_is_410_gone(contract_hub: ContractHub) -> None:
+    since = clusters(contract_hub.objects)["metadata"]["resourceVersion"]
+    contract_hub.patch(
+        "ManagedCluster", names(clusters(contract_hub.objects))[0], {"metadata": {"labels": {"a": "b"}}}
     )
-    demo_hub.compact()
+    contract_hub.compact()
 
     with pytest.raises(ApiException) as raised:
-        _watch(custom_objects, since)
+        watch_clusters(contract_hub.objects, since)
 
     assert raised.value.status == 410
     assert "Expired" in raised.value.reason
-
-
-def test_watch_older_than_the_retained_event_window_is_410_gone() -> None:
-    with DemoHub(clusters=3, retained_events=5) as hub:
-        api = CustomObjectsApi(ApiClient(Configuration(host=hub.url)))
-        for index in range(6):
-            hub.store.patch(
-                "ManagedCluster",
-                hub.store.names("ManagedCluster")[0],
-                {"metadata": {"labels": {"n": str(index)}}},
-            )
-        window_start = hub.store.resource_version - 5
-
-        with pytest.raises(ApiException) as raised:
-            _watch(api, str(window_start - 1))
-        assert raised.value.status == 410
-        assert len(_watch(api, str(window_start))) == 5
-
-
-def test_dropped_watch_breaks_the_stream(custom_objects: CustomObjectsApi, demo_hub: DemoHub) -> None:
-    since = _clusters(custom_objects)["metadata"]["resourceVersion"]
-    outcome: list[BaseException] = []
-
-    def follow() -> None:
-        try:
-            list(
-                Watch().stream(
-                    custom_objects.list_cluster_custom_object,
-                    OCM,
-                    "v1",
-                    "managedclusters",
-                    resource_version=since,
-                    timeout_seconds=30,
-                    _request_timeout=TIMEOUT,
-                )
-            )
-        except ProtocolError as error:
-            outcome.append(error)
-
-    follower = threading.Thread(target=follow)
-    follower.start()
-    time.sleep(0.3)
-    demo_hub.drop_watches()
-    follower.join(TIMEOUT)
-
-    assert not follower.is_alive()
-    assert len(outcome) == 1
-
-
-# ---- churn and faults ------------------------------------------------------------------------------
-
-
-def test_churn_writes_through_the_api_so_watches_see_modified(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    since = _clusters(custom_objects)["metadata"]["resourceVersion"]
-
-    changes = [demo_hub.churn.step() for _ in range(8)]
-    events = list(
-        Watch().stream(
-            custom_objects.list_custom_object_for_all_namespaces,
-            OCM,
-            "v1alpha1",
-            "addonplacementscores",
-            resource_version=since,
-            timeout_seconds=1,
-        )
-    )
-    events += _watch(custom_objects, since)
-
-    assert all(changes)
-    assert events and {e["type"] for e in events} == {"MODIFIED"}
-
-
-def test_fail_next_answers_500_then_recovers(custom_objects: CustomObjectsApi, demo_hub: DemoHub) -> None:
-    demo_hub.fail_next(1)
-
-    with pytest.raises(ApiException) as raised:
-        _clusters(custom_objects)
-
-    assert raised.value.status == 500
-    assert _status_body(raised.value)["reason"] == "InternalError"
-    assert len(_clusters(custom_objects)["items"]) == 24
-
-
-def test_throttling_sends_retry_after_which_urllib3_honours_for_reads(
-    custom_objects: CustomObjectsApi, demo_hub: DemoHub
-) -> None:
-    demo_hub.fail_next(1, status=429)
-    started = time.monotonic()
-    assert len(_clusters(custom_objects)["items"]) == 24  # GET is retried after Retry-After by urllib3
-    assert time.monotonic() - started >= 1
-
-    demo_hub.fail_next(1, status=429)
-    with pytest.raises(ApiException) as raised:  # POST is not idempotent, so it is not retried
-        custom_objects.create_cluster_custom_object(OCM, "v1", "managedclusters", _new_cluster("throttled"))
-
-    assert raised.value.status == 429
-    assert raised.value.headers["Retry-After"] == "1"
-    assert _status_body(raised.value)["details"] == {"retryAfterSeconds": 1}
-
-
-def _failures(seed: int) -> list[int]:
-    with DemoHub(clusters=2, seed=seed, fail_rate=0.3) as hub:
-        configuration = Configuration(host=hub.url)
-        configuration.retries = False  # count every answer, including the 429s urllib3 would retry
-        api = CustomObjectsApi(ApiClient(configuration))
-        statuses = []
-        for _ in range(40):
-            try:
-                _clusters(api)
-                statuses.append(200)
-            except ApiException as error:
-                statuses.append(error.status)
-        return statuses
-
-
-def test_fail_rate_is_deterministic_per_seed() -> None:
-    first, again = _failures(seed=3), _failures(seed=3)
-
-    assert first == again
-    assert 5 <= sum(s != 200 for s in first) <= 20
-    assert set(first) <= {200, 429, 500}
-
-
-def test_latency_is_added_to_every_request() -> None:
-    with DemoHub(clusters=1, latency_ms=150) as hub:
-        api = CustomObjectsApi(ApiClient(Configuration(host=hub.url)))
-        started = time.monotonic()
-        _clusters(api)
-
-        assert time.monotonic() - started >= 0.15
-
-
-def test_heartbeats_refresh_live_member_agents_only() -> None:
-    now = [datetime(2026, 5, 1, 12, 0, tzinfo=UTC)]
-    with DemoHub(clusters=60, fleet=True, seed=2, clock=lambda: now[0]) as hub:
-        api = CustomObjectsApi(ApiClient(Configuration(host=hub.url)))
-        members = api.list_cluster_custom_object(FLEET, "v1beta1", "memberclusters")
-        heartbeats = {
-            m["metadata"]["name"]: m["status"]["agentStatus"][0]["lastReceivedHeartbeat"]
-            for m in members["items"]
-        }
-        now[0] += timedelta(minutes=2)
-
-        refreshed = hub.churn.beat()
-        events = list(
-            Watch().stream(
-                api.list_cluster_custom_object,
-                FLEET,
-                "v1beta1",
-                "memberclusters",
-                resource_version=members["metadata"]["resourceVersion"],
-                timeout_seconds=1,
-            )
-        )
-
-    fresh = {name for name, beat in heartbeats.items() if beat == "2026-05-01T12:00:00Z"}
-    assert 0 < len(fresh) < len(heartbeats)
-    assert refreshed == len(fresh)
-    assert {e["object"]["metadata"]["name"] for e in events} == fresh
-    assert {e["object"]["status"]["agentStatus"][0]["lastReceivedHeartbeat"] for e in events} == {
-        "2026-05-01T12:02:00Z"
-    }
-    assert all(e["type"] == "MODIFIED" and e["object"]["metadata"]["generation"] == 1 for e in events)
-
-
-def test_background_churn_keeps_writing() -> None:
-    with DemoHub(clusters=5, churn_per_minute=1200) as hub:
-        before = hub.store.resource_version
-        time.sleep(0.5)
-
-        assert hub.store.resource_version > before

@@ -70,6 +70,25 @@ def test_an_expired_continue_token_lists_that_kind_again(demo_hub: DemoHub, hub:
     assert ManagedCluster.objects.filter(kind="ManagedCluster").count() == demo_hub.seeded["ManagedCluster"]
 
 
+def test_a_refused_continue_token_fails_the_sync_and_the_next_lists_from_the_start(
+    demo_hub: DemoHub, hub: Hub
+) -> None:
+    # kube-apiserver answers a continue token it cannot read 400, not 410: client-go's pager lists
+    # afresh only after 410 Expired, and its reflector fails the list and starts over later; so does
+    # the sync, instead of taking the 400 for an expiry and listing again at once
+    with pytest.raises(SyncFailed) as failure:
+        sync_hub(
+            hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5, heartbeat=fail_on_page(demo_hub, 1, 400)
+        )
+
+    cause = failure.value.cause
+    assert type(cause) is HubError and cause.status == 400
+    assert failure.value.sync_run.pages == 1
+    recovered = sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5)
+    assert recovered.state == SyncRun.State.SUCCEEDED
+    assert ManagedCluster.objects.filter(kind="ManagedCluster").count() == demo_hub.seeded["ManagedCluster"]
+
+
 @pytest.mark.parametrize(
     ("status", "transient"), [(401, False), (403, False), (404, False), (429, True), (503, True)]
 )

@@ -1,4 +1,5 @@
-"""The `real_hub` fixture: etcd and kube-apiserver built from the upstream modules, with the upstream CRDs.
+"""The real hub's fixtures: etcd and kube-apiserver built from the upstream modules, with the upstream CRDs
+(`start_real_hub`; the session's `real_hub` fixture is in tests/conftest.py, for the contract tests too).
 
 The binaries come from `make realhub-bin`; without them the tests marked `realhub` skip, since building
 kube-apiserver takes minutes that `make test` should not spend. `registered_hub` is the dashboard's view
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from tests.realhub.hub import RealHub
 
 CRD_TIMEOUT = 60.0
 EMPTY_TIMEOUT = 30.0
+LIST_WORKERS = 8
 # the RBAC operators apply on their hubs, applied as is to the real hub
 HUB_RBAC = REPOSITORY / "deploy" / "hub-rbac.yaml"
 SERVICE_ACCOUNT = ("fleetui", "fleetui")  # namespace, name, as HUB_RBAC creates it
@@ -75,10 +78,10 @@ def require_binaries(hub: RealHub) -> None:
         unavailable(f"no {', '.join(missing)} in {hub.bin_dir}: make realhub-bin builds them")
 
 
-@pytest.fixture(scope="session")
-def real_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealHub]:
-    """One real hub for the session (each xdist worker its own), the OCM and KubeFleet CRDs installed."""
-    hub = RealHub(tmp_path_factory.mktemp("realhub"))
+def start_real_hub(workdir: Path) -> Iterator[RealHub]:
+    """A real hub with the OCM and KubeFleet CRDs installed, stopped after; `real_hub` in tests/conftest.py
+    makes it the session's."""
+    hub = RealHub(workdir)
     require_binaries(hub)
     with hub:
         with api_client(hub) as client:
@@ -172,11 +175,14 @@ def delete_custom_objects(client: kubernetes.client.ApiClient) -> None:
     test's objects) is deleted again."""
     objects = kubernetes.client.CustomObjectsApi(client)
     resources = custom_resources(client)
-    for group, version, plural, namespaced in resources:
+    # every kind listed at once: after a start or a restart the apiserver builds a CRD's storage and
+    # fills its watch cache on the first request for it, about half a second each when asked in turn
+    with ThreadPoolExecutor(LIST_WORKERS) as pool:
+        listings = list(pool.map(lambda r: objects.list_cluster_custom_object(*r[:3]), resources))
+    for (group, version, plural, namespaced), listed in zip(resources, listings, strict=True):
         if not namespaced:
             objects.delete_collection_cluster_custom_object(group, version, plural)
             continue
-        listed = objects.list_cluster_custom_object(group, version, plural)
         for namespace in {item["metadata"]["namespace"] for item in listed["items"]}:
             objects.delete_collection_namespaced_custom_object(group, version, namespace, plural)
     deadline = time.monotonic() + EMPTY_TIMEOUT
