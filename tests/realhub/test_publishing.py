@@ -86,17 +86,17 @@ def desired(placement: Placement) -> dict[str, dict[str, object]]:
     }
 
 
+def shop(hub: Hub, editor: User) -> Placement:
+    """The dashboard-owned placement both tests publish: two decision groups over the synced clusters."""
+    return service.create_placement(
+        kind=Placement.Kind.PLACEMENT, hub=hub, namespace=NAMESPACE, name="shop", spec=GROUPED, actor=editor
+    )
+
+
 def test_decisions_are_published_updated_and_deleted_on_the_real_hub(
     registered_hub: Hub, editor: User, hub_client: kubernetes.client.ApiClient
 ) -> None:
-    placement = service.create_placement(
-        kind=Placement.Kind.PLACEMENT,
-        hub=registered_hub,
-        namespace=NAMESPACE,
-        name="shop",
-        spec=GROUPED,
-        actor=editor,
-    )
+    placement = shop(registered_hub, editor)
 
     # published by the follow-up of the schedule: one object per decision group, admitted by the schema
     on_hub = published(hub_client)
@@ -137,14 +137,7 @@ def test_decisions_are_published_updated_and_deleted_on_the_real_hub(
 def test_a_decision_written_meanwhile_is_a_409_and_written_again_on_the_fresh_copy(
     registered_hub: Hub, editor: User, hub_client: kubernetes.client.ApiClient
 ) -> None:
-    placement = service.create_placement(
-        kind=Placement.Kind.PLACEMENT,
-        hub=registered_hub,
-        namespace=NAMESPACE,
-        name="shop",
-        spec=GROUPED,
-        actor=editor,
-    )
+    placement = shop(registered_hub, editor)
     wanted = {"decisions": [{"clusterName": "c-5", "reason": "pinned"}]}
     with HubClient(registered_hub) as client:
         [stale] = client.list_placement_decisions(
