@@ -155,8 +155,12 @@ def register_hub(real_hub: RealHub, credentials: DashboardCredentials, *options:
 
 
 @pytest.fixture
-def registered_hub(db: None, real_hub: RealHub, dashboard_credentials: DashboardCredentials) -> Hub:
-    """The real hub as the dashboard knows it: serving OCM and KubeFleet kinds, publishing to `default`."""
+def registered_hub(
+    db: None, tasks_in_process: None, real_hub: RealHub, dashboard_credentials: DashboardCredentials
+) -> Hub:
+    """The real hub as the dashboard knows it: serving OCM and KubeFleet kinds, publishing to `default`.
+    What a sync or an edit sets off (reschedules, publishing) runs inside the test, also in CI, where a
+    broker is configured but no worker runs for these tests."""
     return register_hub(real_hub, dashboard_credentials, "--fleet", "--publish-namespace", "default")
 
 

@@ -85,7 +85,10 @@ def limited_credentials(
 
 @pytest.fixture
 def limited_hub(
-    empty_hub: RealHub, hub_client: kubernetes.client.ApiClient, limited_credentials: DashboardCredentials
+    empty_hub: RealHub,
+    hub_client: kubernetes.client.ApiClient,
+    limited_credentials: DashboardCredentials,
+    tasks_in_process: None,
 ) -> Hub:
     """The hub registered with the limited token, a small fleet on it (its first stage awaiting approval)."""
     objects.seed_fleet(hub_client, 6, seed=7)
