@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -43,7 +43,7 @@ from placement.scheduler.ocm.cel_library import (
     compile_regex,
     format_clauses,
 )
-from placement.scheduler.ocm.cel_syntax import TYPE_NAMES, parse, unwrap
+from placement.scheduler.ocm.cel_syntax import TYPE_NAMES, innermost_name, parse, unwrap
 from placement.scheduler.quantity import QuantityError, approx_float, parse_quantity
 
 ScoresProvider = Callable[[str], list[dict[str, Any]]]
@@ -344,34 +344,219 @@ def _literal_kind(node: Any) -> str:
     return next((name for kind, name in kinds if isinstance(value, kind)), "dyn")
 
 
-def _cluster_fields(tree: CelTree) -> frozenset[str] | None:
-    """The top-level ManagedCluster fields an expression reads, or None when it may read any.
+# A cluster path: the keys an expression selects from `managedCluster`, literally, before it uses the
+# value; () is the whole object.
+ClusterPath: TypeAlias = tuple[str, ...]
+_NAME_PATH: ClusterPath = ("metadata", "name")
 
-    Only those fields are converted to CEL values per cluster, which halves the evaluation cost.
+
+def _static_path(node: Any) -> ClusterPath | None:
+    """The path of `managedCluster.a["b"].?c`: selections and string-literal indexes of the variable."""
+    node = unwrap(node)
+    if not isinstance(node, lark.Tree):
+        return None
+    if node.data in ("ident", "dot_ident"):
+        return () if node.children[0] == CLUSTER_VARIABLE else None
+    if node.data in ("member_dot", "member_dot_opt"):
+        key: str | None = str(node.children[1])
+    elif node.data in ("member_index", "member_index_opt"):
+        key = _string_literal(node.children[1])
+    else:
+        return None
+    receiver = _static_path(node.children[0])
+    return None if receiver is None or key is None else (*receiver, key)
+
+
+# Comprehensions whose body is evaluated once per element, each element on its own.
+_PER_ELEMENT_MACROS = frozenset({"all", "exists", "exists_one", "filter", "map"})
+
+
+def _name_guard(variable: Any, body: Any) -> str | None:
+    """L when `body` starts with `v.name == L` (either way round) for the macro's variable `v`, ANDed with
+    anything: an element whose name is another string makes the body false before anything else is read.
     """
-    uses = sum(
-        1
-        for node in tree.iter_subtrees()
-        if node.data in ("ident", "dot_ident") and node.children[0] == CLUSTER_VARIABLE
-    )
-    fields: set[str] = set()
-    for node in tree.iter_subtrees():
-        if not node.children or not _is_cluster_variable(node.children[0]):
-            continue
-        if node.data in ("member_dot", "member_dot_opt"):
-            fields.add(str(node.children[1]))
-        elif (
-            node.data in ("member_index", "member_index_opt")
-            and (key := _string_literal(node.children[1])) is not None
+    node = unwrap(body)
+    while isinstance(node, lark.Tree) and node.data == "conditionaland" and len(node.children) == 2:
+        node = unwrap(node.children[0])  # `a && b && c` nests to the left, and `a` is evaluated first
+    if not (isinstance(node, lark.Tree) and node.data == "relation" and len(node.children) == 2):
+        return None
+    operator, right = node.children
+    if not (isinstance(operator, lark.Tree) and operator.data == "relation_eq"):
+        return None
+    name = innermost_name(variable)
+    for selection, literal in ((operator.children[0], right), (right, operator.children[0])):
+        selection = unwrap(selection)
+        if (
+            isinstance(selection, lark.Tree)
+            and selection.data == "member_dot"
+            and selection.children[1] == "name"
+            and _static_name(selection.children[0]) == name
+            and (value := _string_literal(literal)) is not None
         ):
-            fields.add(key)
-        elif node.data == "member_dot_arg" and node.children[1] == "scores":
-            fields.add("metadata")  # upstream scores() reads metadata.name
-        else:
-            continue
-        uses -= 1
-    # any other use (shadowing, a whole-object function argument, a computed key) needs everything
-    return frozenset(fields) if uses == 0 else None
+            return value
+    return None
+
+
+def _static_name(node: Any) -> str | None:
+    node = unwrap(node)
+    if isinstance(node, lark.Tree) and node.data == "ident":
+        return str(node.children[0])
+    return None
+
+
+def _scores_name(node: Any) -> str | None:
+    """N for `managedCluster.scores(N)` with a string literal N, else None."""
+    node = unwrap(node)
+    if not (isinstance(node, lark.Tree) and node.data == "member_dot_arg" and node.children[1] == "scores"):
+        return None
+    arguments = _arguments(node, 2)
+    name = _string_literal(arguments[0]) if len(arguments) == 1 else None
+    # the receiver's value is not read: the bound provider answers for the cluster itself
+    return name if _is_cluster_variable(node.children[0]) else None
+
+
+def _guarded_source(node: CelTree) -> tuple[ClusterPath | str, frozenset[str], list[Any]] | None:
+    """For `<cluster path or scores(N)>.exists(v, v.name == L && ...)` and the other per-element macros:
+    the path (or N), the guard {L}, and the macro's arguments, which are all it reads besides."""
+    if node.data != "member_dot_arg" or node.children[1] not in _PER_ELEMENT_MACROS:
+        return None
+    arguments = _arguments(node, 2)
+    guard = _name_guard(*arguments) if len(arguments) == 2 else None
+    if guard is None:
+        return None
+    source: ClusterPath | str | None = _static_path(node.children[0])
+    source = _scores_name(node.children[0]) if source is None else source
+    return None if source is None else (source, frozenset({guard}), arguments)
+
+
+# What one occurrence reads of a source: None for its whole value, else the names of a name guard.
+_Reading: TypeAlias = frozenset[str] | None
+
+
+def _merged(readings: dict[Any, _Reading], source: Any, reading: _Reading) -> None:
+    known = readings.get(source, frozenset())
+    readings[source] = None if known is None or reading is None else known | reading
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterReads:
+    """Everything of a cluster an expression can see: the values at `paths` (none a prefix of another)
+    and the AddOnPlacementScores `scores(name)` reads for the literal names in `score_names`.
+
+    `guards` (of paths) and `score_guards` (of score names) name the lists read only element by element
+    by comprehensions that start with a name guard (`c.name == "x" && ...`): of an element named
+    otherwise, only the name is read.
+    """
+
+    paths: frozenset[ClusterPath]
+    score_names: frozenset[str]
+    guards: frozenset[tuple[ClusterPath, frozenset[str]]] = frozenset()
+    score_guards: frozenset[tuple[str, frozenset[str]]] = frozenset()
+
+    @classmethod
+    def of(cls, trees: Sequence[CelTree]) -> ClusterReads:
+        paths: dict[Any, _Reading] = {}
+        scores: dict[Any, _Reading] = {}
+
+        def visit(node: Any) -> None:
+            if not isinstance(node, lark.Tree):
+                return
+            path = _static_path(node)
+            if path is not None:
+                _merged(paths, path, None)
+                return
+            if (name := _scores_name(node)) is not None:
+                _merged(scores, name, None)
+                return
+            guarded = _guarded_source(node)
+            if guarded is None:
+                children = node.children
+            else:
+                source, guard, children = guarded
+                if isinstance(source, str):
+                    _merged(scores, source, guard)
+                else:
+                    _merged(paths, source, guard)
+            for child in children:
+                visit(child)
+
+        for tree in trees:
+            visit(tree)
+        # a comprehension variable named like the cluster makes a path too many, never one too few
+        minimal = {p for p in paths if not any(p[: len(q)] == q and q != p for q in paths)}
+        return cls(
+            frozenset(minimal),
+            frozenset(scores),
+            frozenset((p, g) for p in minimal if (g := paths[p]) is not None),
+            frozenset((n, g) for n, g in scores.items() if g is not None),
+        )
+
+    @property
+    def name_reachable(self) -> bool:
+        """Whether the cluster's name is seen, so no two clusters' projections are equal."""
+        return any(_NAME_PATH[: len(path)] == path for path in self.paths)
+
+
+_MISSING = object()
+_OTHER_NAME = object()
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable form of a JSON value that tells apart what CEL tells apart (`1`, `1.0` and `true`)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return (dict, tuple((_frozen(key), _frozen(item)) for key, item in value.items()))
+    if isinstance(value, list | tuple):
+        return (list, tuple(_frozen(item) for item in value))
+    return (type(value), repr(value))
+
+
+def _frozen_read(value: Any, guard: frozenset[str] | None) -> Any:
+    """`_frozen`, except that a list element a name guard decides is reduced to its name."""
+    if guard is None or not isinstance(value, list | tuple):
+        return _frozen(value)
+    return (
+        list,
+        tuple(
+            (_OTHER_NAME, item["name"])
+            if isinstance(item, dict) and isinstance(item.get("name"), str) and item["name"] not in guard
+            else _frozen(item)
+            for item in value
+        ),
+    )
+
+
+def _value_at(cluster_object: Mapping[str, Any], path: ClusterPath, guard: frozenset[str] | None) -> Any:
+    """The frozen value at `path`, or where and on what selecting it stops."""
+    value: Any = cluster_object
+    for depth, key in enumerate(path):
+        if not isinstance(value, dict):
+            return (_MISSING, depth, _frozen(value))
+        if key not in value:
+            return (_MISSING, depth)
+        value = value[key]
+    # most values read are strings, which are their own frozen form
+    return value if value.__class__ is str else _frozen_read(value, guard)
+
+
+def _pruned(cluster_object: Mapping[str, Any], paths: frozenset[ClusterPath]) -> dict[str, Any]:
+    """The object with only what `paths` reach: the dicts along each path and the values at its end."""
+    if () in paths:
+        return dict(cluster_object)
+    out: dict[str, Any] = {}
+    for path in paths:
+        source: Any = cluster_object
+        target = out
+        for depth, key in enumerate(path):
+            if not (isinstance(source, dict) and key in source):
+                break
+            source = source[key]
+            if depth == len(path) - 1 or not isinstance(source, dict):
+                target[key] = source
+                break
+            target = target.setdefault(key, {})
+    return out
 
 
 @cache
@@ -615,25 +800,42 @@ def _scores_function(provider: ScoresProvider) -> Callable[[Any, Any], Any]:
 # --- evaluation ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class CelVerdicts:
+    """`matched[i]`: whether the i-th cluster matched; `evaluations`: how many were evaluated, the others
+    sharing the verdict of an evaluated cluster whose readable fields are equal to theirs."""
+
+    matched: list[bool]
+    evaluations: int
+
+
 class CelSelector:
     """The compiled `celExpressions` of one predicate; `matches` is the AND of all of them."""
 
     def __init__(self, programs: tuple[_Program, ...]) -> None:
         self._programs = programs
-        fields = [_cluster_fields(program.tree) for program in programs]
-        known = [field for field in fields if field is not None]
-        self._fields = frozenset[str]().union(*known) if len(known) == len(fields) else None
+        self.reads = ClusterReads.of([program.tree for program in programs])
+        self._paths = sorted(self.reads.paths)
+        self._score_names = sorted(self.reads.score_names)
+        self._guards = dict(self.reads.guards)
+        self._score_guards = dict(self.reads.score_guards)
 
     def _cluster_value(self, cluster_object: Mapping[str, Any]) -> Any:
-        if self._fields is None:
-            return json_to_cel(dict(cluster_object))
-        return celtypes.MapType(
-            {
-                celtypes.StringType(k): json_to_cel(cluster_object[k])
-                for k in self._fields
-                if k in cluster_object
-            }
-        )
+        # only what the expressions read is converted: the rest cannot change the outcome
+        return json_to_cel(_pruned(cluster_object, self.reads.paths))
+
+    def projection(self, cluster_object: Mapping[str, Any], scores: ScoresProvider) -> Hashable:
+        """What the expressions can see of the cluster: clusters with equal projections evaluate alike,
+        the per-call cost limit and the budget included, since every input of the evaluation is equal."""
+        as_dict = cluster_object if isinstance(cluster_object, dict) else dict(cluster_object)
+        guards, score_guards = self._guards, self._score_guards
+        values = [_value_at(as_dict, path, guards.get(path)) for path in self._paths]
+        for name in self._score_names:
+            try:
+                values.append(_frozen_read(scores(name), score_guards.get(name)))
+            except LookupError as exc:
+                values.append((LookupError, str(exc)))
+        return tuple(values)
 
     def matches(self, cluster_object: Mapping[str, Any], scores: ScoresProvider) -> bool:
         """True when every expression evaluates to boolean true for this ManagedCluster.
@@ -645,7 +847,7 @@ class CelSelector:
         if not self._programs:
             return True
         try:
-            cluster = self._cluster_value(cluster_object)
+            cluster = self._cluster_value(dict(cluster_object))
         except (ValueError, TypeError):
             return False
         functions = {**_RUNTIME_FUNCTIONS, "scores": _scores_function(scores)}
@@ -667,6 +869,25 @@ class CelSelector:
             if budget < 0 or not (isinstance(result, celtypes.BoolType) and result):
                 return False
         return True
+
+    def matches_each(self, clusters: Iterable[tuple[Mapping[str, Any], ScoresProvider]]) -> CelVerdicts:
+        """`matches` of every (cluster object, scores) pair, evaluated once per distinct projection.
+
+        When the expressions read the cluster's name every projection is distinct, so each cluster is
+        evaluated without computing one.
+        """
+        if self.reads.name_reachable:
+            matched = [self.matches(cluster_object, scores) for cluster_object, scores in clusters]
+            return CelVerdicts(matched, len(matched))
+        verdicts: dict[Hashable, bool] = {}
+        matched = []
+        for cluster_object, scores in clusters:
+            key = self.projection(cluster_object, scores)
+            verdict = verdicts.get(key)
+            if verdict is None:
+                verdict = verdicts[key] = self.matches(cluster_object, scores)
+            matched.append(verdict)
+        return CelVerdicts(matched, len(verdicts))
 
 
 @lru_cache(maxsize=1024)

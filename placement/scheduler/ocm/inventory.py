@@ -15,7 +15,7 @@ their grouping by placement from the same moment, and concurrent replacements ne
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -209,6 +209,7 @@ class OcmInventory:
         self._set_masks: dict[str, np.ndarray] = {}
         self._resources: dict[str, ResourceColumn] = {}
         self._add_ons: dict[str, AddOnColumn] = {}
+        self._projections: dict[Hashable, np.ndarray] = {}
 
     @property
     def size(self) -> int:
@@ -282,6 +283,20 @@ class OcmInventory:
                     valid_until[position] = epoch_micros(score.valid_until)
             self._add_ons[resource_name] = AddOnColumn(present, has_valid_until, valid_until, objects)
         return self._add_ons[resource_name]
+
+    def projection_codes(self, key: Hashable, projection: Callable[[int], Hashable]) -> np.ndarray:
+        """Per cluster position, a code two clusters share exactly when their `projection` (of a position)
+        is equal; built once per `key`, which names the projection, and shared by every placement."""
+        if key not in self._projections:
+            interned: dict[Hashable, int] = {}
+            codes = np.fromiter(
+                (interned.setdefault(projection(i), len(interned)) for i in range(self.size)),
+                dtype=np.int64,
+                count=self.size,
+            )
+            codes.flags.writeable = False
+            self._projections[key] = codes
+        return self._projections[key]
 
     def add_on_score_items(self, cluster_name: str, resource_name: str) -> list[dict[str, object]]:
         """`managedCluster.scores(<name>)` for CEL; a missing object is an error, as the lister's NotFound."""

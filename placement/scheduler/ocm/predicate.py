@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from placement.scheduler.labels import LabelSelector
-from placement.scheduler.ocm.cel import CelCompileError, CelSelector, compile_cel_selector
+from placement.scheduler.ocm.cel import CelCompileError, CelSelector, ScoresProvider, compile_cel_selector
 from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.status import MISCONFIGURED, ScheduleStatus
 from placement.scheduler.ocm.types import ClusterPredicate, Placement
@@ -49,15 +50,38 @@ def compile_predicates(predicates: Sequence[ClusterPredicate]) -> list[CompiledP
     return compiled
 
 
+def _cel_input(inventory: OcmInventory, position: int) -> tuple[Mapping[str, Any], ScoresProvider]:
+    """The cluster at `position` as CEL reads it: its object and its AddOnPlacementScores."""
+    cluster = inventory.clusters[position]
+    return cluster.to_unstructured(), lambda resource: inventory.add_on_score_items(cluster.name, resource)
+
+
 def _cel_matches(compiled: CompiledPredicate, inventory: OcmInventory, position: int) -> bool:
     if compiled.cel is None:
         return True
     if position not in compiled.cel_verdicts:
-        cluster = inventory.clusters[position]
-        compiled.cel_verdicts[position] = compiled.cel.matches(
-            cluster.to_unstructured(), lambda resource: inventory.add_on_score_items(cluster.name, resource)
-        )
+        compiled.cel_verdicts[position] = compiled.cel.matches(*_cel_input(inventory, position))
     return compiled.cel_verdicts[position]
+
+
+def _cel_mask(
+    compiled: CompiledPredicate, selector: CelSelector, inventory: OcmInventory, positions: np.ndarray
+) -> np.ndarray:
+    """The CEL verdicts of the clusters at `positions`: one evaluation per distinct projection of what
+    the expressions read, the projections coded once per inventory for every placement reading alike."""
+    if selector.reads.name_reachable:
+        evaluated = positions
+        expand = np.arange(len(positions))
+    else:
+        codes = inventory.projection_codes(
+            selector.reads, lambda position: selector.projection(*_cel_input(inventory, position))
+        )
+        _, first, expand = np.unique(codes[positions], return_index=True, return_inverse=True)
+        evaluated = positions[first]
+    verdicts = selector.matches_each(_cel_input(inventory, int(position)) for position in evaluated)
+    matched = np.asarray(verdicts.matched, dtype=bool)[expand]
+    compiled.cel_verdicts.update(zip(positions.tolist(), matched.tolist(), strict=True))
+    return matched
 
 
 def predicate_mask(
@@ -71,8 +95,8 @@ def predicate_mask(
         # CEL runs only where the cheap parts pass and no earlier predicate matched (upstream breaks early)
         passing = labels[candidates] & claims[candidates] & ~matched
         if compiled.cel is not None:
-            for offset in np.flatnonzero(passing):
-                passing[offset] = _cel_matches(compiled, inventory, int(candidates[offset]))
+            offsets = np.flatnonzero(passing)
+            passing[offsets] = _cel_mask(compiled, compiled.cel, inventory, candidates[offsets])
         matched |= passing
     return matched
 
