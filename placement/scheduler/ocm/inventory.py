@@ -2,8 +2,9 @@
 
 Clusters are kept sorted by name, so a cluster's position is also its rank in Go's byte-wise name order
 (Python compares code points, which orders UTF-8 the same way). Everything a prioritizer or filter
-needs per cluster is a numpy column built lazily on first use; per-placement work then touches only
-arrays, plus Python objects for the few tainted clusters and the selected ones.
+needs per cluster is a numpy column built lazily on first use (taints as one row per taint, see
+`TaintColumns`); per-placement work then touches only arrays, plus Python objects for the selected
+clusters.
 
 PlacementDecisions are the one input that changes under a long-lived inventory: a service shares one
 inventory between worker threads and replaces a placement's decisions as it stores them, as an informer
@@ -74,6 +75,49 @@ class AddOnColumn:
                     found[position] = True
             self._scores[score_name] = (values, found)
         return self._scores[score_name]
+
+
+def _codes(values: Iterable[str]) -> tuple[dict[str, int], np.ndarray]:
+    """A code per distinct value (in first-seen order) and the code of every value."""
+    table: dict[str, int] = {}
+    codes = [table.setdefault(value, len(table)) for value in values]
+    return table, np.asarray(codes, dtype=np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class TaintColumns:
+    """Every taint of every cluster as one row: the owning cluster's position, its key, value and effect
+    as codes of the distinct strings, and its timeAdded as epoch microseconds plus the nanoseconds below
+    them. A toleration is compared with a row by comparing codes, so a placement's tolerations are
+    evaluated against all taints in a few array operations instead of a Python loop per cluster."""
+
+    owner: np.ndarray
+    key: np.ndarray
+    value: np.ndarray
+    effect: np.ndarray
+    added_us: np.ndarray
+    added_ns: np.ndarray
+    keys: dict[str, int]
+    values: dict[str, int]
+    effects: dict[str, int]
+
+    @classmethod
+    def build(cls, clusters: Sequence[ManagedCluster]) -> TaintColumns:
+        rows = [(position, taint) for position, cluster in enumerate(clusters) for taint in cluster.taints]
+        keys, key = _codes(taint.key for _, taint in rows)
+        values, value = _codes(taint.value for _, taint in rows)
+        effects, effect = _codes(taint.effect for _, taint in rows)
+        return cls(
+            owner=np.asarray([position for position, _ in rows], dtype=np.int64),
+            key=key,
+            value=value,
+            effect=effect,
+            added_us=np.asarray([epoch_micros(taint.time_added) for _, taint in rows], dtype=np.int64),
+            added_ns=np.asarray([taint.time_added_nanoseconds for _, taint in rows], dtype=np.int64),
+            keys=keys,
+            values=values,
+            effects=effects,
+        )
 
 
 class LabelIndex:
@@ -223,9 +267,8 @@ class OcmInventory:
         return np.fromiter((c.is_deleting for c in self.clusters), dtype=bool, count=self.size)
 
     @cached_property
-    def tainted(self) -> np.ndarray:
-        """Positions of the clusters that carry any taint (usually few)."""
-        return np.fromiter((i for i, c in enumerate(self.clusters) if c.taints), dtype=np.int64)
+    def taints(self) -> TaintColumns:
+        return TaintColumns.build(self.clusters)
 
     @cached_property
     def labels(self) -> LabelIndex:
@@ -341,6 +384,13 @@ class OcmInventory:
 
     def decided_cluster_names(self, namespace: str, placement_name: str) -> set[str]:
         return {name for d in self.own_decisions(namespace, placement_name) for name in d.cluster_names}
+
+    def decided_mask(self, namespace: str, placement_name: str) -> np.ndarray:
+        """Which clusters the placement's own decisions name (names the inventory lacks are left out)."""
+        mask = np.zeros(self.size, dtype=bool)
+        names = self.decided_cluster_names(namespace, placement_name)
+        mask[[position for name in names if (position := self.position.get(name)) is not None]] = True
+        return mask
 
     def balance_counts(self, namespace: str, placement_name: str) -> tuple[np.ndarray, int]:
         """Decision counts without the placement's own decisions, and maxCount over ALL names."""
