@@ -32,7 +32,7 @@ from placement.scheduler.fleet.report import (
     FleetScheduleResult,
     ScheduledCondition,
 )
-from placement.scheduler.fleet.taints import first_untolerated_taint, untolerated_reason
+from placement.scheduler.fleet.taints import untolerated_reason, untolerated_rows
 from placement.scheduler.fleet.topology import NO_VIOLATION, TopologySpread, violation_reason
 from placement.scheduler.fleet.types import (
     PICK_ALL,
@@ -289,11 +289,12 @@ class _Run:
         ):
             self.filtered_by[index] = reason
         alive[ineligible] = False
-        for index in inventory.tainted[alive[inventory.tainted]]:
-            taint = first_untolerated_taint(inventory.clusters[index].taints, self.policy.tolerations)
-            if taint is not None:
-                self.filtered_by[index] = untolerated_reason(taint)
-                alive[index] = False
+        rows = inventory.taints
+        untolerated = untolerated_rows(rows, self.policy.tolerations) & alive[rows.owner]
+        owners, offsets = rows.first_per_owner(untolerated)
+        for index, offset in zip(owners.tolist(), offsets.tolist(), strict=True):
+            self.filtered_by[index] = untolerated_reason(inventory.clusters[index].taints[offset])
+        alive[owners] = False
         self.rejected |= ~alive
         return alive
 

@@ -2,9 +2,8 @@
 
 Clusters are kept sorted by name, so a cluster's position is also its rank in Go's byte-wise name order
 (Python compares code points, which orders UTF-8 the same way). Everything a prioritizer or filter
-needs per cluster is a numpy column built lazily on first use (taints as one row per taint, see
-`TaintColumns`); per-placement work then touches only arrays, plus Python objects for the selected
-clusters.
+needs per cluster is a numpy column built lazily on first use (taints as one row per taint);
+per-placement work then touches only arrays, plus Python objects for the selected clusters.
 
 PlacementDecisions are the one input that changes under a long-lived inventory: a service shares one
 inventory between worker threads and replaces a placement's decisions as it stores them, as an informer
@@ -35,6 +34,7 @@ from placement.scheduler.ocm.types import (
     PlacementDecision,
 )
 from placement.scheduler.quantity import approx_float
+from placement.scheduler.taint_rows import TaintRows
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -77,46 +77,22 @@ class AddOnColumn:
         return self._scores[score_name]
 
 
-def _codes(values: Iterable[str]) -> tuple[dict[str, int], np.ndarray]:
-    """A code per distinct value (in first-seen order) and the code of every value."""
-    table: dict[str, int] = {}
-    codes = [table.setdefault(value, len(table)) for value in values]
-    return table, np.asarray(codes, dtype=np.int64)
-
-
 @dataclass(frozen=True, slots=True)
 class TaintColumns:
-    """Every taint of every cluster as one row: the owning cluster's position, its key, value and effect
-    as codes of the distinct strings, and its timeAdded as epoch microseconds plus the nanoseconds below
-    them. A toleration is compared with a row by comparing codes, so a placement's tolerations are
-    evaluated against all taints in a few array operations instead of a Python loop per cluster."""
+    """Every taint of every cluster as one row (`TaintRows`), with its timeAdded as epoch microseconds
+    and the nanoseconds below them, so toleration expiry is compared for all rows at once."""
 
-    owner: np.ndarray
-    key: np.ndarray
-    value: np.ndarray
-    effect: np.ndarray
+    rows: TaintRows
     added_us: np.ndarray
     added_ns: np.ndarray
-    keys: dict[str, int]
-    values: dict[str, int]
-    effects: dict[str, int]
 
     @classmethod
     def build(cls, clusters: Sequence[ManagedCluster]) -> TaintColumns:
-        rows = [(position, taint) for position, cluster in enumerate(clusters) for taint in cluster.taints]
-        keys, key = _codes(taint.key for _, taint in rows)
-        values, value = _codes(taint.value for _, taint in rows)
-        effects, effect = _codes(taint.effect for _, taint in rows)
+        taints = [taint for cluster in clusters for taint in cluster.taints]
         return cls(
-            owner=np.asarray([position for position, _ in rows], dtype=np.int64),
-            key=key,
-            value=value,
-            effect=effect,
-            added_us=np.asarray([epoch_micros(taint.time_added) for _, taint in rows], dtype=np.int64),
-            added_ns=np.asarray([taint.time_added_nanoseconds for _, taint in rows], dtype=np.int64),
-            keys=keys,
-            values=values,
-            effects=effects,
+            TaintRows.build([cluster.taints for cluster in clusters]),
+            np.asarray([epoch_micros(taint.time_added) for taint in taints], dtype=np.int64),
+            np.asarray([taint.time_added_nanoseconds for taint in taints], dtype=np.int64),
         )
 
 

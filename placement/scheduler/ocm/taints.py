@@ -20,6 +20,7 @@ from placement.scheduler.ocm.types import (
     Taint,
     Toleration,
 )
+from placement.scheduler.taint_rows import TaintRows
 from placement.scheduler.timeutil import format_time
 
 PLUGIN = "TaintToleration"
@@ -136,16 +137,15 @@ def requeue_time(
     return earliest
 
 
-def _matching_rows(taints: TaintColumns, toleration: Toleration) -> np.ndarray:
-    """Which taint rows `toleration` matches, as `_matches` decides for one taint; a string no taint
-    holds has code -1, which no row holds either."""
-    matches = np.ones(len(taints.owner), dtype=bool)
+def _matching_rows(rows: TaintRows, toleration: Toleration) -> np.ndarray:
+    """Which taint rows `toleration` matches, as `_matches` decides for one taint."""
+    matches = np.ones(len(rows), dtype=bool)
     if toleration.effect:
-        matches &= taints.effect == taints.effects.get(toleration.effect, -1)
+        matches &= rows.with_effect(toleration.effect)
     if toleration.key:
-        matches &= taints.key == taints.keys.get(toleration.key, -1)
+        matches &= rows.with_key(toleration.key)
     if toleration.operator in ("", EQUAL):
-        matches &= taints.value == taints.values.get(toleration.value, -1)
+        matches &= rows.with_value(toleration.value)
     elif toleration.operator != EXISTS:
         matches[:] = False
     return matches
@@ -163,12 +163,12 @@ def tolerated_rows(
     whole microseconds plus the timeAdded's and the duration's leftover nanoseconds rounded up. Every
     term stays far inside int64 for any datetime, so times past what a datetime holds need no clamping.
     """
-    effects = taints.effects
-    tolerated: np.ndarray = taints.effect == effects.get(PREFER_NO_SELECT, -1)
-    tolerated |= (taints.effect == effects.get(NO_SELECT_IF_NEW, -1)) & decided[taints.owner]
+    rows = taints.rows
+    tolerated: np.ndarray = rows.with_effect(PREFER_NO_SELECT)
+    tolerated |= rows.with_effect(NO_SELECT_IF_NEW) & decided[rows.owner]
     elapsed_us = epoch_micros(now) - taints.added_us
     for toleration in tolerations:
-        matches = _matching_rows(taints, toleration)
+        matches = _matching_rows(rows, toleration)
         nanoseconds = toleration.duration_nanoseconds
         if nanoseconds is not None:
             whole_us, rest_ns = divmod(nanoseconds, 1000)
@@ -188,7 +188,7 @@ def filter_taints(
     taints = inventory.taints
     tolerated = tolerated_rows(taints, placement.tolerations, inventory.decided_mask(*placement.key), now)
     dropped = np.zeros(inventory.size, dtype=bool)
-    dropped[taints.owner[~tolerated]] = True
+    dropped[taints.rows.owner[~tolerated]] = True
     return candidates[~dropped[candidates]], ScheduleStatus(plugin=PLUGIN)
 
 
