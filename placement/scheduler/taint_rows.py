@@ -8,12 +8,13 @@ operations instead of a Python loop over the tainted clusters.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
+T = TypeVar("T", bound=Hashable)
 # the code of a string no taint holds: no row has it, so comparing with it matches nothing
 ABSENT = -1
 
@@ -29,9 +30,9 @@ class TaintFields(Protocol):
     def effect(self) -> str: ...
 
 
-def _codes(values: Iterable[str]) -> tuple[dict[str, int], np.ndarray]:
+def _codes(values: Iterable[T]) -> tuple[dict[T, int], np.ndarray]:
     """A code per distinct value (in first-seen order) and the code of every value."""
-    table: dict[str, int] = {}
+    table: dict[T, int] = {}
     codes = [table.setdefault(value, len(table)) for value in values]
     return table, np.asarray(codes, dtype=np.int64)
 
@@ -44,15 +45,18 @@ def _equal(column: np.ndarray, table: dict[str, int], text: str) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class TaintRows:
-    """The rows, column by column, and the code tables of the key, value and effect columns."""
+    """The rows, column by column, and the code tables of the key, value and effect columns; `kind`
+    codes the whole (key, value, effect) triple, whose distinct values `kinds` lists in code order."""
 
     owner: np.ndarray
     key: np.ndarray
     value: np.ndarray
     effect: np.ndarray
+    kind: np.ndarray
     keys: dict[str, int]
     values: dict[str, int]
     effects: dict[str, int]
+    kinds: list[tuple[str, str, str]]
 
     @classmethod
     def build(cls, taints: Sequence[Sequence[TaintFields]]) -> TaintRows:
@@ -61,8 +65,9 @@ class TaintRows:
         keys, key = _codes(taint.key for _, taint in rows)
         values, value = _codes(taint.value for _, taint in rows)
         effects, effect = _codes(taint.effect for _, taint in rows)
+        kinds, kind = _codes((taint.key, taint.value, taint.effect) for _, taint in rows)
         owner = np.asarray([position for position, _ in rows], dtype=np.int64)
-        return cls(owner, key, value, effect, keys, values, effects)
+        return cls(owner, key, value, effect, kind, keys, values, effects, list(kinds))
 
     def __len__(self) -> int:
         return len(self.owner)
@@ -77,8 +82,8 @@ class TaintRows:
         return _equal(self.effect, self.effects, effect)
 
     def first_per_owner(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(owners, offsets): the clusters owning any row of the `rows` mask, in position order, and
-        where the first such row stands among each one's own taints."""
+        """(owners, rows): the clusters owning any row of the `rows` mask, in position order, and the
+        first such row of each (in its own taint order)."""
         indices = np.flatnonzero(rows)
         owners, first = np.unique(self.owner[indices], return_index=True)
-        return owners, indices[first] - np.searchsorted(self.owner, owners)
+        return owners, indices[first]
