@@ -11,16 +11,18 @@ Cases (targets: ratio to the reference <= 3, faster than upstream from 10,000 cl
   among them), through `schedule_placement` (the whole reconcile: sets, filters, scores, sort,
   decision groups, bind plan, conditions). The inventory is built once and warmed, as the reschedule
   service keeps it between placements.
-- Fleet: one PickN (numberOfClusters 10) with two preferred property sorters and a topology spread
-  constraint, through `schedule_crp` (one scheduling cycle, as the controller runs it).
+- Fleet: one PickN (numberOfClusters 10) with a required affinity term (a tenth of the members are in
+  staging), two tolerations against a fifth of the members tainted, two preferred property sorters and
+  a topology spread constraint, over members a few of which have a stale heartbeat or have been
+  unhealthy for a while, through `schedule_crp` (every cycle to the fixed point, one pick each).
 
-The OCM reference does all of upstream's Schedule for the case directly on numpy arrays encoded from the
-case's raw numbers (set membership, selectors, taints, every prioritizer, sort, top N), with no
-explanations, objects or conditions; the run stops if it and the scheduler select different clusters.
-"upstream" is the OCM scheduling controller of open-cluster-management.io/ocm on the same case through
-the conformance oracle: the median of its sync call alone (no decoding, no process start), after
-checking it selects the same clusters. The Fleet reference is the same arithmetic without bookkeeping:
-two interpolated sorters and the greedy spread picks.
+Each reference does all of upstream's scheduling for its case directly on numpy arrays encoded from the
+case's raw numbers (OCM: set membership, selectors, taints, every prioritizer, sort, top N; Fleet:
+eligibility, required affinity, taints, both sorters, the spread picks), with no explanations, objects
+or conditions; the run stops if a reference selects other clusters than the scheduler. "upstream" is
+the upstream scheduler (OCM's scheduling controller, KubeFleet's scheduler) on the same case through
+the conformance oracle: the median of its scheduling calls alone (no decoding, no process start),
+after checking it selects the same clusters.
 """
 
 from __future__ import annotations
@@ -72,12 +74,12 @@ UPSTREAM_TIMEOUT = 900.0
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """Medians of one case: ours and the reference's ms, their per-pair ratio, upstream's ms if timed."""
+    """Medians of one case: ours and the reference's ms, their per-pair ratio, and upstream's ms."""
 
     product: float
     reference: float
     ratio: float
-    upstream: float | None = None
+    upstream: float
 
 
 def _elapsed_ms(run: Callable[[], object]) -> float:
@@ -412,24 +414,28 @@ def bench_ocm(size: int, repeat: int) -> Figures:
     if not np.array_equal(ours.outcome.ranked, reference()):
         raise SystemExit(f"OCM at {size}: the scheduler and the reference rank the feasible clusters apart")
     product, bare, ratio = paired_ms(lambda: schedule_placement(placement, inventory, NOW), reference, repeat)
-    return Figures(product, bare, ratio, upstream_ms(fleet, size, sorted(selected)))
+    case = Case(id=f"bench-ocm-{size}", family="ocm", now=_stamp(NOW), manifests=fleet.manifests)
+    return Figures(product, bare, ratio, upstream_ms(case, sorted(selected), _decided_clusters))
 
 
-def upstream_ms(fleet: OcmFleet, size: int, selected: list[str]) -> float:
-    """Median time of upstream's scheduling controller on the same case (its sync call only, as the
-    conformance oracle measures it), after checking it selects the same clusters."""
-    case = Case(id=f"bench-{size}", family="ocm", now=_stamp(NOW), manifests=fleet.manifests)
+def _decided_clusters(verdict: dict[str, Any]) -> list[str]:
+    return sorted(name for decision in verdict["decisions"] for name in decision["clusters"])
+
+
+def upstream_ms(case: Case, selected: list[str], chosen: Callable[[dict[str, Any]], list[str]]) -> float:
+    """Median time of the upstream scheduler on the same case (its scheduling calls only, as the
+    conformance oracle measures them), after checking that it selects the same clusters (`chosen`
+    reads them from its verdict, sorted)."""
     build()
     with Oracle(timeout=UPSTREAM_TIMEOUT) as oracle:
         elapsed: list[float] = []
         for _ in range(UPSTREAM_RUNS):
             result = oracle.run(case)
             if result.get("error"):
-                raise SystemExit(f"OCM at {size}: the oracle refused the case: {result['error']}")
+                raise SystemExit(f"{case['id']}: the oracle refused the case: {result['error']}")
             (verdict,) = result["placements"]
-            theirs = sorted(name for d in verdict["decisions"] for name in d["clusters"])
-            if theirs != selected:
-                raise SystemExit(f"OCM at {size}: upstream selected {theirs}, the scheduler {selected}")
+            if (theirs := chosen(verdict)) != selected:
+                raise SystemExit(f"{case['id']}: upstream selected {theirs}, the scheduler {selected}")
             elapsed.append(int(result["elapsedNs"]) / 1e6)
     return statistics.median(elapsed)
 
@@ -438,29 +444,95 @@ def upstream_ms(fleet: OcmFleet, size: int, selected: list[str]) -> float:
 
 NODE_COUNT = "kubernetes-fleet.io/node-count"
 CORE_COST = "kubernetes.azure.com/per-cpu-core-cost"
+FLEET_TAINTS = (("dedicated", "gpu"), ("maintenance", ""), ("example.com/spot", "true"))
+HEALTHY_SINCE = "2026-11-01T00:00:00Z"
+AGENT_TIMEOUT = timedelta(minutes=5)
 
 
-def member_cluster(name: str, rng: random.Random) -> dict[str, Any]:
-    heartbeat = (NOW - timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    joined = {"type": "Joined", "status": "True", "lastTransitionTime": "2026-11-01T00:00:00Z"}
-    healthy = {"type": "Healthy", "status": "True", "lastTransitionTime": "2026-11-01T00:00:00Z"}
-    return {
-        "apiVersion": "cluster.kubernetes-fleet.io/v1beta1",
-        "kind": "MemberCluster",
-        "metadata": {"name": name, "labels": {"region": rng.choice(REGIONS), "environment": "production"}},
-        "status": {
-            "properties": {
-                NODE_COUNT: {"value": str(rng.randint(3, 200))},
-                CORE_COST: {"value": f"{rng.uniform(0.01, 0.2):.3f}"},
+@dataclass(frozen=True, slots=True)
+class FleetMembers:
+    """The member clusters' manifests, plus the raw numbers they were written from, in name order."""
+
+    manifests: list[dict[str, Any]]
+    region: list[str]
+    environment: list[str]
+    nodes: np.ndarray
+    cost: np.ndarray
+    heartbeat_us: np.ndarray
+    # Healthy is False since this time (epoch microseconds); 0 where it is True
+    unhealthy_since_us: np.ndarray
+    # one row per taint (all NoSchedule): owning cluster, key, value
+    taints: list[tuple[int, str, str]]
+
+
+def fleet_members(size: int, rng: random.Random) -> FleetMembers:
+    """`size` members: a tenth in staging, a fifth tainted, a few with a stale heartbeat, a few
+    unhealthy (some for long enough to be ineligible)."""
+    names = [f"member-{i:05d}" for i in range(size)]
+    region = [rng.choice(REGIONS) for _ in names]
+    environment = [rng.choices(("production", "staging"), (9, 1))[0] for _ in names]
+    nodes = np.array([rng.randint(3, 200) for _ in names], dtype=np.float64)
+    cost_text = [f"{rng.uniform(0.01, 0.2):.3f}" for _ in names]
+    heartbeats = [NOW - timedelta(seconds=30 if rng.random() < 0.98 else 600) for _ in names]
+    unhealthy = [None if rng.random() < 0.98 else NOW - timedelta(minutes=rng.choice((2, 60))) for _ in names]
+    taints: list[tuple[int, str, str]] = []
+    manifests: list[dict[str, Any]] = []
+    for index, name in enumerate(names):
+        spec: dict[str, Any] = {}
+        if rng.random() < 0.2:
+            chosen = rng.sample(FLEET_TAINTS, rng.randint(1, 2))
+            taints += [(index, key, value) for key, value in chosen]
+            spec["taints"] = [
+                {"key": key, "effect": "NoSchedule", **({"value": value} if value else {})}
+                for key, value in chosen
+            ]
+        since = unhealthy[index]
+        health = "True" if since is None else "False"
+        conditions = [
+            {"type": "Joined", "status": "True", "lastTransitionTime": HEALTHY_SINCE},
+            {
+                "type": "Healthy",
+                "status": health,
+                "lastTransitionTime": _stamp(since) if since else HEALTHY_SINCE,
             },
-            "agentStatus": [
-                {"type": "MemberAgent", "conditions": [joined, healthy], "lastReceivedHeartbeat": heartbeat}
-            ],
-        },
-    }
+        ]
+        manifests.append(
+            {
+                "apiVersion": "cluster.kubernetes-fleet.io/v1beta1",
+                "kind": "MemberCluster",
+                "metadata": {
+                    "name": name,
+                    "labels": {"region": region[index], "environment": environment[index]},
+                },
+                "spec": spec,
+                "status": {
+                    "properties": {
+                        NODE_COUNT: {"value": str(int(nodes[index]))},
+                        CORE_COST: {"value": cost_text[index]},
+                    },
+                    "agentStatus": [
+                        {
+                            "type": "MemberAgent",
+                            "conditions": conditions,
+                            "lastReceivedHeartbeat": _stamp(heartbeats[index]),
+                        }
+                    ],
+                },
+            }
+        )
+    return FleetMembers(
+        manifests=manifests,
+        region=region,
+        environment=environment,
+        nodes=nodes,
+        cost=np.array([float(text) for text in cost_text]),
+        heartbeat_us=np.array([epoch_micros(moment) for moment in heartbeats], dtype=np.int64),
+        unhealthy_since_us=np.array([0 if s is None else epoch_micros(s) for s in unhealthy], dtype=np.int64),
+        taints=taints,
+    )
 
 
-FLEET_PLACEMENT = {
+FLEET_PLACEMENT: dict[str, Any] = {
     "apiVersion": "placement.kubernetes-fleet.io/v1beta1",
     "kind": "ClusterResourcePlacement",
     "metadata": {"name": "web-app"},
@@ -471,6 +543,11 @@ FLEET_PLACEMENT = {
             "numberOfClusters": 10,
             "affinity": {
                 "clusterAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "clusterSelectorTerms": [
+                            {"labelSelector": {"matchLabels": {"environment": "production"}}}
+                        ]
+                    },
                     "preferredDuringSchedulingIgnoredDuringExecution": [
                         {
                             "weight": 40,
@@ -480,11 +557,15 @@ FLEET_PLACEMENT = {
                             "weight": 20,
                             "preference": {"propertySorter": {"name": CORE_COST, "sortOrder": "Ascending"}},
                         },
-                    ]
+                    ],
                 }
             },
             "topologySpreadConstraints": [
                 {"maxSkew": 1, "topologyKey": "region", "whenUnsatisfiable": "DoNotSchedule"}
+            ],
+            "tolerations": [
+                {"key": "dedicated", "operator": "Equal", "value": "gpu"},
+                {"key": "maintenance", "operator": "Exists"},
             ],
         },
     },
@@ -495,20 +576,42 @@ def _half_away_from_zero(values: np.ndarray) -> np.ndarray:
     return np.where(values >= 0, np.floor(values + 0.5), -np.floor(-values + 0.5)).astype(np.int64)
 
 
-def fleet_bare_numpy(inventory: FleetInventory, picks: int) -> Callable[[], list[int]]:
-    """Two interpolated sorters, then `picks` greedy topology-spread picks (upstream's one pick per cycle)."""
-    nodes = np.array([float(c.properties[NODE_COUNT].value) for c in inventory.clusters])
-    cost = np.array([float(c.properties[CORE_COST].value) for c in inventory.clusters])
-    regions, domain = np.unique([c.labels["region"] for c in inventory.clusters], return_inverse=True)
-    rank = np.arange(len(nodes))
+def fleet_reference(members: FleetMembers, picks: int) -> Callable[[], list[int]]:
+    """Upstream's PickN for the case on numpy arrays: eligibility (heartbeat, prolonged unhealth), the
+    required affinity term, taints against the tolerations, the two interpolated sorters (extremes over
+    every member, as upstream's PreScore), then `picks` greedy topology-spread picks (upstream's one
+    pick per cycle), best first with ties to the larger name."""
+    policy = FLEET_PLACEMENT["spec"]["policy"]
+    environments, environment_code = _codes(members.environment)
+    regions, domain = np.unique(members.region, return_inverse=True)
+    keys, taint_key = _codes([taint[1] for taint in members.taints])
+    values, taint_value = _codes([taint[2] for taint in members.taints])
+    taint_owner = np.array([taint[0] for taint in members.taints], dtype=np.int64)
+    rank = np.arange(len(members.nodes))
+    timeout_us = AGENT_TIMEOUT // timedelta(microseconds=1)
+    now_us = epoch_micros(NOW)
 
     def run() -> list[int]:
+        available = now_us - members.heartbeat_us <= timeout_us
+        available &= (members.unhealthy_since_us == 0) | (now_us - members.unhealthy_since_us <= timeout_us)
+        (term,) = policy["affinity"]["clusterAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+            "clusterSelectorTerms"
+        ]
+        wanted_environment = term["labelSelector"]["matchLabels"]["environment"]
+        available &= environment_code == environments.get(wanted_environment, -1)
+        tolerated = np.zeros(len(taint_owner), dtype=bool)
+        for toleration in policy["tolerations"]:
+            matches = taint_key == keys.get(toleration["key"], -1)
+            if toleration["operator"] == "Equal":
+                matches &= taint_value == values.get(toleration.get("value", ""), -1)
+            tolerated |= matches
+        available[taint_owner[~tolerated]] = False
+        nodes, cost = members.nodes, members.cost
         affinity = _half_away_from_zero(40 * (nodes - nodes.min()) / (nodes.max() - nodes.min()))
         affinity += _half_away_from_zero(20 * (1 - (cost - cost.min()) / (cost.max() - cost.min())))
         # best first: affinity descending, ties to the larger name (upstream's reverse sort)
         order = np.lexsort((rank, affinity))[::-1]
         counts = np.zeros(len(regions), dtype=np.int64)
-        available = np.ones(len(nodes), dtype=bool)
         picked = []
         for _ in range(picks):
             ordered = np.sort(counts)
@@ -528,15 +631,28 @@ def fleet_bare_numpy(inventory: FleetInventory, picks: int) -> Callable[[], list
 
 
 def bench_fleet(size: int, repeat: int) -> Figures:
-    rng = random.Random(size)
-    inventory = FleetInventory(
-        [parse_member_cluster(member_cluster(f"member-{i:05d}", rng)) for i in range(size)]
-    )
+    members = fleet_members(size, random.Random(size))
+    inventory = FleetInventory([parse_member_cluster(manifest) for manifest in members.manifests])
     crp = parse_cluster_resource_placement(FLEET_PLACEMENT, print)
     picks = crp.policy.number_of_clusters
     assert picks is not None, "the benchmark placement is a PickN with numberOfClusters"
-    bare = fleet_bare_numpy(inventory, picks)
-    return Figures(*paired_ms(lambda: schedule_crp(crp, inventory, (), NOW), bare, repeat))
+    reference = fleet_reference(members, picks)
+    selected = sorted(schedule_crp(crp, inventory, (), NOW).selected)
+    expected = sorted(inventory.names[i] for i in reference())
+    if selected != expected:
+        raise SystemExit(f"Fleet at {size}: the scheduler selected {selected}, the reference {expected}")
+    product, bare, ratio = paired_ms(lambda: schedule_crp(crp, inventory, (), NOW), reference, repeat)
+    case = Case(
+        id=f"bench-fleet-{size}",
+        family="fleet",
+        now=_stamp(NOW),
+        manifests=[*members.manifests, FLEET_PLACEMENT],
+    )
+    return Figures(product, bare, ratio, upstream_ms(case, selected, _bound_clusters))
+
+
+def _bound_clusters(verdict: dict[str, Any]) -> list[str]:
+    return sorted(b["targetCluster"] for b in verdict["bindings"] if b["state"] != "Unscheduled")
 
 
 def main() -> None:
@@ -551,15 +667,14 @@ def main() -> None:
     for size in args.sizes:
         cases = (
             ("OCM sets+2 predicates+taints, 5 prioritizers", bench_ocm),
-            ("Fleet PickN 10, 2 property sorters, spread", bench_fleet),
+            ("Fleet PickN 10, affinity+taints, 2 sorters, spread", bench_fleet),
         )
         for case, bench in cases:
             figures = bench(size, args.repeat)
-            upstream = "-" if figures.upstream is None else f"{figures.upstream:.2f}"
-            speedup = "-" if figures.upstream is None else f"{figures.upstream / figures.product:.1f}"
+            speedup = figures.upstream / figures.product
             print(
                 f"{size:>8}  {case:<46} {figures.product:>12.2f} {figures.reference:>12.3f}"
-                f" {figures.ratio:>6.1f} {upstream:>11} {speedup:>13}",
+                f" {figures.ratio:>6.1f} {figures.upstream:>11.2f} {speedup:>13.1f}",
                 flush=True,
             )
 
