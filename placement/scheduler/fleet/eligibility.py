@@ -1,7 +1,8 @@
 """Cluster eligibility: the ClusterEligibility filter and the PickFixed validity check.
 
-`eligibility_reason` is the reference (one cluster, upstream reason text); `EligibilityColumns` is the
-same rule over a whole inventory, used to find the ineligible clusters quickly.
+`eligibility_reason` answers for one cluster (upstream reason text); `EligibilityColumns` keeps the same
+facts of every cluster as columns, finds the ineligible ones with numpy and words their reasons with
+the same rule (`_reason`) over the columns, without going back to the cluster objects.
 """
 
 from __future__ import annotations
@@ -22,40 +23,19 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MINUTE_NS = 60 * 10**9
 
 
-def _go_minutes(elapsed: timedelta) -> float:
+LEFT = "cluster has left the fleet"
+NOT_ONLINE = "cluster is not connected to the fleet: member agent not online yet"
+NOT_JOINED = "cluster is not connected to the fleet: member agent not joined yet"
+NO_HEALTH = "cluster is not connected to the fleet: health condition from member agent is not available"
+_TIMEOUT_US = HEARTBEAT_TIMEOUT // timedelta(microseconds=1)
+_HEALTH_TIMEOUT_US = HEALTH_CHECK_TIMEOUT // timedelta(microseconds=1)
+
+
+def _go_minutes(elapsed_us: int) -> float:
     """Go's `Duration.Minutes()` of a duration (whole minutes plus the float remainder)."""
-    nanoseconds = (elapsed // timedelta(microseconds=1)) * 1000
+    nanoseconds = elapsed_us * 1000
     whole = int(nanoseconds / _MINUTE_NS) if nanoseconds < 0 else nanoseconds // _MINUTE_NS
     return float(whole) + float(nanoseconds - whole * _MINUTE_NS) / 60e9
-
-
-def eligibility_reason(cluster: MemberCluster, now: datetime) -> str | None:
-    """Why `cluster` is not eligible for resource placement at `now`, or None when it is."""
-    if cluster.deletion_timestamp is not None:
-        return "cluster has left the fleet"
-    agent = cluster.member_agent
-    if agent is None:
-        return "cluster is not connected to the fleet: member agent not online yet"
-    since_heartbeat = now - (agent.last_received_heartbeat or ZERO_TIME)
-    if since_heartbeat > HEARTBEAT_TIMEOUT:
-        return (
-            "cluster is not connected to the fleet: no recent heartbeat signals "
-            f"(last received {_go_minutes(since_heartbeat):.2f} minutes ago)"
-        )
-    joined = agent.condition(AGENT_JOINED)
-    if joined is None or joined.status != "True":
-        return "cluster is not connected to the fleet: member agent not joined yet"
-    healthy = agent.condition(AGENT_HEALTHY)
-    if healthy is None:
-        return "cluster is not connected to the fleet: health condition from member agent is not available"
-    since_transition = now - (healthy.last_transition_time or ZERO_TIME)
-    # upstream: a short-lived unhealthy report is tolerated
-    if healthy.status != "True" and since_transition > HEALTH_CHECK_TIMEOUT:
-        return (
-            "cluster is not connected to the fleet: unhealthy for a prolonged period of time "
-            f"(last transitioned {_go_minutes(since_transition):.2f} minutes ago)"
-        )
-    return None
 
 
 def _microseconds(moment: datetime | None) -> int:
@@ -63,46 +43,110 @@ def _microseconds(moment: datetime | None) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class EligibilityColumns:
-    """The agent-status facts of every cluster, times as exact integer microseconds since the epoch."""
+class _Facts:
+    """What eligibility reads of a cluster: a reason that holds before the heartbeat is looked at
+    (left, no agent), the heartbeat, a reason that holds after it (not joined, no Healthy condition),
+    and whether and since when the agent reports it unhealthy; times in epoch microseconds."""
 
-    clusters: Sequence[MemberCluster]
-    static_ineligible: np.ndarray  # deleted, no agent, not joined or no Healthy condition
+    early: str | None = None
+    heartbeat: int = 0
+    late: str | None = None
+    unhealthy: bool = False
+    transition: int = 0
+
+    @classmethod
+    def of(cls, cluster: MemberCluster) -> _Facts:
+        agent = cluster.member_agent
+        if cluster.deletion_timestamp is not None:
+            return cls(LEFT)
+        if agent is None:
+            return cls(NOT_ONLINE)
+        heartbeat = _microseconds(agent.last_received_heartbeat)
+        joined = agent.condition(AGENT_JOINED)
+        if joined is None or joined.status != "True":
+            return cls(heartbeat=heartbeat, late=NOT_JOINED)
+        healthy = agent.condition(AGENT_HEALTHY)
+        if healthy is None:
+            return cls(heartbeat=heartbeat, late=NO_HEALTH)
+        return cls(
+            heartbeat=heartbeat,
+            unhealthy=healthy.status != "True",
+            transition=_microseconds(healthy.last_transition_time),
+        )
+
+
+def _reason(
+    early: str | None, heartbeat: int, late: str | None, unhealthy: bool, transition: int, now_us: int
+) -> str | None:
+    """Upstream's checks in upstream's order over one cluster's facts (`_Facts`)."""
+    if early is not None:
+        return early
+    since_heartbeat = now_us - heartbeat
+    if since_heartbeat > _TIMEOUT_US:
+        return (
+            "cluster is not connected to the fleet: no recent heartbeat signals "
+            f"(last received {_go_minutes(since_heartbeat):.2f} minutes ago)"
+        )
+    if late is not None:
+        return late
+    since_transition = now_us - transition
+    # upstream: a short-lived unhealthy report is tolerated
+    if unhealthy and since_transition > _HEALTH_TIMEOUT_US:
+        return (
+            "cluster is not connected to the fleet: unhealthy for a prolonged period of time "
+            f"(last transitioned {_go_minutes(since_transition):.2f} minutes ago)"
+        )
+    return None
+
+
+def eligibility_reason(cluster: MemberCluster, now: datetime) -> str | None:
+    """Why `cluster` is not eligible for resource placement at `now`, or None when it is."""
+    facts = _Facts.of(cluster)
+    return _reason(
+        facts.early, facts.heartbeat, facts.late, facts.unhealthy, facts.transition, _microseconds(now)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EligibilityColumns:
+    """The eligibility facts of every cluster as columns (`_Facts`, field by field), and which
+    clusters are ineligible whatever the time (an early or a late reason)."""
+
+    early: np.ndarray  # object: str or None
     heartbeat: np.ndarray
+    late: np.ndarray  # object: str or None
     unhealthy: np.ndarray
-    healthy_transition: np.ndarray
+    transition: np.ndarray
+    static_ineligible: np.ndarray
 
     @classmethod
     def build(cls, clusters: Sequence[MemberCluster]) -> EligibilityColumns:
-        count = len(clusters)
-        static_ineligible = np.zeros(count, dtype=bool)
-        heartbeat = np.zeros(count, dtype=np.int64)
-        unhealthy = np.zeros(count, dtype=bool)
-        transition = np.zeros(count, dtype=np.int64)
-        for index, cluster in enumerate(clusters):
-            agent = cluster.member_agent
-            if cluster.deletion_timestamp is not None or agent is None:
-                static_ineligible[index] = True
-                continue
-            heartbeat[index] = _microseconds(agent.last_received_heartbeat)
-            joined = agent.condition(AGENT_JOINED)
-            healthy = agent.condition(AGENT_HEALTHY)
-            if joined is None or joined.status != "True" or healthy is None:
-                static_ineligible[index] = True
-                continue
-            unhealthy[index] = healthy.status != "True"
-            transition[index] = _microseconds(healthy.last_transition_time)
-        return cls(clusters, static_ineligible, heartbeat, unhealthy, transition)
+        facts = [_Facts.of(cluster) for cluster in clusters]
+        return cls(
+            np.array([f.early for f in facts], dtype=object),
+            np.array([f.heartbeat for f in facts], dtype=np.int64),
+            np.array([f.late for f in facts], dtype=object),
+            np.array([f.unhealthy for f in facts], dtype=bool),
+            np.array([f.transition for f in facts], dtype=np.int64),
+            np.array([f.early is not None or f.late is not None for f in facts], dtype=bool),
+        )
 
     def ineligible(self, now: datetime, candidates: np.ndarray) -> np.ndarray:
         """Mask of candidates that are not eligible at `now`."""
         now_us = _microseconds(now)
-        stale = (now_us - self.heartbeat) > HEARTBEAT_TIMEOUT // timedelta(microseconds=1)
-        sick = self.unhealthy & (
-            (now_us - self.healthy_transition) > HEALTH_CHECK_TIMEOUT // timedelta(microseconds=1)
-        )
+        stale = (now_us - self.heartbeat) > _TIMEOUT_US
+        sick = self.unhealthy & ((now_us - self.transition) > _HEALTH_TIMEOUT_US)
         return candidates & (self.static_ineligible | stale | sick)
 
     def reasons(self, now: datetime, indices: np.ndarray) -> list[str]:
         """The upstream reason text for each (ineligible) cluster index."""
-        return [eligibility_reason(self.clusters[int(i)], now) or "" for i in indices]
+        now_us = _microseconds(now)
+        rows = zip(
+            self.early[indices].tolist(),
+            self.heartbeat[indices].tolist(),
+            self.late[indices].tolist(),
+            self.unhealthy[indices].tolist(),
+            self.transition[indices].tolist(),
+            strict=True,
+        )
+        return [_reason(*facts, now_us) or "" for facts in rows]

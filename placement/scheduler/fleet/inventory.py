@@ -16,6 +16,7 @@ from placement.scheduler.fleet.eligibility import EligibilityColumns
 from placement.scheduler.fleet.properties import PropertyColumn
 from placement.scheduler.fleet.types import MemberCluster
 from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, LabelSelector
+from placement.scheduler.taint_rows import TaintRows
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +47,7 @@ class FleetInventory:
         self.clusters: tuple[MemberCluster, ...] = tuple(by_name[name] for name in sorted(by_name))
         self.names: tuple[str, ...] = tuple(cluster.name for cluster in self.clusters)
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
-        self.tainted: np.ndarray = np.array(
-            [i for i, cluster in enumerate(self.clusters) if cluster.taints], dtype=np.int64
-        )
+        self.taints = TaintRows.build([cluster.taints for cluster in self.clusters])
         self._labels: dict[str, LabelColumn] = {}
         self._properties: dict[str, PropertyColumn] = {}
         self._selector_masks: dict[LabelSelector, np.ndarray] = {}

@@ -32,7 +32,7 @@ from placement.scheduler.fleet.report import (
     FleetScheduleResult,
     ScheduledCondition,
 )
-from placement.scheduler.fleet.taints import first_untolerated_taint, untolerated_reason
+from placement.scheduler.fleet.taints import untolerated_reason, untolerated_rows
 from placement.scheduler.fleet.topology import NO_VIOLATION, TopologySpread, violation_reason
 from placement.scheduler.fleet.types import (
     PICK_ALL,
@@ -45,6 +45,7 @@ from placement.scheduler.fleet.types import (
     ClusterResourcePlacement,
     ClusterScore,
     SchedulingError,
+    Taint,
 )
 
 FULLY_SCHEDULED_REASON = "SchedulingPolicyFulfilled"
@@ -195,6 +196,14 @@ def scheduled_condition(count: int, wanted: int) -> ScheduledCondition:
     return ScheduledCondition(True, FULLY_SCHEDULED_REASON, _fully_scheduled(count))
 
 
+def _objects(texts: list[str]) -> np.ndarray:
+    """`texts` as an object array, to assign into `filtered_by` in one step (an array of str would
+    be converted element by element)."""
+    objects = np.empty(len(texts), dtype=object)
+    objects[:] = texts
+    return objects
+
+
 class _Run:
     """The mutable state of one `schedule_crp` call: bindings as they evolve, changes, explanations."""
 
@@ -284,16 +293,15 @@ class _Run:
             self.filtered_by[alive & ~matched] = REQUIRED_AFFINITY_REASON
             alive &= matched
         ineligible = np.flatnonzero(inventory.eligibility.ineligible(self.now, alive))
-        for index, reason in zip(
-            ineligible, inventory.eligibility.reasons(self.now, ineligible), strict=True
-        ):
-            self.filtered_by[index] = reason
+        self.filtered_by[ineligible] = _objects(inventory.eligibility.reasons(self.now, ineligible))
         alive[ineligible] = False
-        for index in inventory.tainted[alive[inventory.tainted]]:
-            taint = first_untolerated_taint(inventory.clusters[index].taints, self.policy.tolerations)
-            if taint is not None:
-                self.filtered_by[index] = untolerated_reason(taint)
-                alive[index] = False
+        rows = inventory.taints
+        untolerated = untolerated_rows(rows, self.policy.tolerations) & alive[rows.owner]
+        owners, first = rows.first_per_owner(untolerated)
+        # one reason text per distinct taint, handed to every cluster it rejects
+        reasons = _objects([untolerated_reason(Taint(*kind)) for kind in rows.kinds])
+        self.filtered_by[owners] = reasons[rows.kind[first]]
+        alive[owners] = False
         self.rejected |= ~alive
         return alive
 

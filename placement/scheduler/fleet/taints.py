@@ -8,25 +8,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from placement.scheduler.fleet.types import TOLERATION_EQUAL, TOLERATION_EXISTS, Taint, Toleration
+from placement.scheduler.taint_rows import TaintRows
 
 
-def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """Whether one toleration tolerates one taint (upstream `canTolerationTolerateTaint`)."""
-    effect_matches = toleration.effect in ("", taint.effect)
-    if toleration.operator == TOLERATION_EXISTS:
-        return toleration.key in ("", taint.key) and effect_matches
-    if toleration.operator == TOLERATION_EQUAL:
-        return toleration.key == taint.key and toleration.value == taint.value and effect_matches
-    return False
+def untolerated_rows(rows: TaintRows, tolerations: Sequence[Toleration]) -> np.ndarray:
+    """Which taint rows no toleration tolerates (upstream `canTolerationTolerateTaint`, for every
+    toleration and row at once): an empty effect matches every effect; Exists with an empty key
+    matches every key; Equal needs the key and the value."""
+    tolerated = np.zeros(len(rows), dtype=bool)
+    for toleration in tolerations:
+        matches = rows.with_effect(toleration.effect) if toleration.effect else np.ones(len(rows), dtype=bool)
+        if toleration.operator == TOLERATION_EXISTS:
+            if toleration.key:
+                matches &= rows.with_key(toleration.key)
+        elif toleration.operator == TOLERATION_EQUAL:
+            matches &= rows.with_key(toleration.key) & rows.with_value(toleration.value)
+        else:
+            continue
+        tolerated |= matches
+    return ~tolerated
 
 
 def first_untolerated_taint(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> Taint | None:
     """The first taint (in the cluster's order) that no toleration tolerates, or None."""
-    for taint in taints:
-        if not any(tolerates(toleration, taint) for toleration in tolerations):
-            return taint
-    return None
+    rows = untolerated_rows(TaintRows.build([taints]), tolerations)
+    return taints[int(np.argmax(rows))] if rows.any() else None
 
 
 def untolerated_reason(taint: Taint) -> str:

@@ -2,8 +2,8 @@
 
 Clusters are kept sorted by name, so a cluster's position is also its rank in Go's byte-wise name order
 (Python compares code points, which orders UTF-8 the same way). Everything a prioritizer or filter
-needs per cluster is a numpy column built lazily on first use; per-placement work then touches only
-arrays, plus Python objects for the few tainted clusters and the selected ones.
+needs per cluster is a numpy column built lazily on first use (taints as one row per taint);
+per-placement work then touches only arrays, plus Python objects for the selected clusters.
 
 PlacementDecisions are the one input that changes under a long-lived inventory: a service shares one
 inventory between worker threads and replaces a placement's decisions as it stores them, as an informer
@@ -34,6 +34,7 @@ from placement.scheduler.ocm.types import (
     PlacementDecision,
 )
 from placement.scheduler.quantity import approx_float
+from placement.scheduler.taint_rows import TaintRows
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -74,6 +75,25 @@ class AddOnColumn:
                     found[position] = True
             self._scores[score_name] = (values, found)
         return self._scores[score_name]
+
+
+@dataclass(frozen=True, slots=True)
+class TaintColumns:
+    """Every taint of every cluster as one row (`TaintRows`), with its timeAdded as epoch microseconds
+    and the nanoseconds below them, so toleration expiry is compared for all rows at once."""
+
+    rows: TaintRows
+    added_us: np.ndarray
+    added_ns: np.ndarray
+
+    @classmethod
+    def build(cls, clusters: Sequence[ManagedCluster]) -> TaintColumns:
+        taints = [taint for cluster in clusters for taint in cluster.taints]
+        return cls(
+            TaintRows.build([cluster.taints for cluster in clusters]),
+            np.asarray([epoch_micros(taint.time_added) for taint in taints], dtype=np.int64),
+            np.asarray([taint.time_added_nanoseconds for taint in taints], dtype=np.int64),
+        )
 
 
 class LabelIndex:
@@ -224,9 +244,8 @@ class OcmInventory:
         return np.fromiter((c.is_deleting for c in self.clusters), dtype=bool, count=self.size)
 
     @cached_property
-    def tainted(self) -> np.ndarray:
-        """Positions of the clusters that carry any taint (usually few)."""
-        return np.fromiter((i for i, c in enumerate(self.clusters) if c.taints), dtype=np.int64)
+    def taints(self) -> TaintColumns:
+        return TaintColumns.build(self.clusters)
 
     @cached_property
     def labels(self) -> LabelIndex:
@@ -356,6 +375,13 @@ class OcmInventory:
 
     def decided_cluster_names(self, namespace: str, placement_name: str) -> set[str]:
         return {name for d in self.own_decisions(namespace, placement_name) for name in d.cluster_names}
+
+    def decided_mask(self, namespace: str, placement_name: str) -> np.ndarray:
+        """Which clusters the placement's own decisions name (names the inventory lacks are left out)."""
+        mask = np.zeros(self.size, dtype=bool)
+        names = self.decided_cluster_names(namespace, placement_name)
+        mask[[position for name in names if (position := self.position.get(name)) is not None]] = True
+        return mask
 
     def balance_counts(self, namespace: str, placement_name: str) -> tuple[np.ndarray, int]:
         """Decision counts without the placement's own decisions, and maxCount over ALL names."""

@@ -127,13 +127,7 @@ def steady_scores(
     placement: Placement, inventory: OcmInventory, filtered: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """100 for clusters already in this placement's decisions, else 0."""
-    decided = np.zeros(inventory.size, dtype=bool)
-    positions = [
-        inventory.position[n]
-        for n in inventory.decided_cluster_names(*placement.key)
-        if n in inventory.position
-    ]
-    decided[positions] = True
+    decided = inventory.decided_mask(*placement.key)
     values = np.where(decided[filtered], MAX_CLUSTER_SCORE, 0).astype(np.int64)
     return values, np.ones(len(filtered), dtype=bool)
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from placement.scheduler.ocm.inventory import OcmInventory
+from placement.scheduler.ocm.inventory import OcmInventory, TaintColumns, epoch_micros
 from placement.scheduler.ocm.status import MISCONFIGURED, ScheduleStatus
 from placement.scheduler.ocm.types import (
     EQUAL,
@@ -20,6 +20,7 @@ from placement.scheduler.ocm.types import (
     Taint,
     Toleration,
 )
+from placement.scheduler.taint_rows import TaintRows
 from placement.scheduler.timeutil import format_time
 
 PLUGIN = "TaintToleration"
@@ -136,25 +137,59 @@ def requeue_time(
     return earliest
 
 
+def _matching_rows(rows: TaintRows, toleration: Toleration) -> np.ndarray:
+    """Which taint rows `toleration` matches, as `_matches` decides for one taint."""
+    matches = np.ones(len(rows), dtype=bool)
+    if toleration.effect:
+        matches &= rows.with_effect(toleration.effect)
+    if toleration.key:
+        matches &= rows.with_key(toleration.key)
+    if toleration.operator in ("", EQUAL):
+        matches &= rows.with_value(toleration.value)
+    elif toleration.operator != EXISTS:
+        matches[:] = False
+    return matches
+
+
+def tolerated_rows(
+    taints: TaintColumns, tolerations: Sequence[Toleration], decided: np.ndarray, now: datetime
+) -> np.ndarray:
+    """`taint_verdict(...).tolerated` of every taint row at once; `decided` masks the clusters in the
+    placement's decisions (by inventory position).
+
+    A taint is tolerated when any matching toleration is unexpired (which one comes first only matters
+    for when it expires). Expiry is compared in whole microseconds as `_expiry` rounds it:
+    now < timeAdded + duration exactly when now - timeAdded (microseconds) is below the duration's
+    whole microseconds plus the timeAdded's and the duration's leftover nanoseconds rounded up. Every
+    term stays far inside int64 for any datetime, so times past what a datetime holds need no clamping.
+    """
+    rows = taints.rows
+    tolerated: np.ndarray = rows.with_effect(PREFER_NO_SELECT)
+    tolerated |= rows.with_effect(NO_SELECT_IF_NEW) & decided[rows.owner]
+    elapsed_us = epoch_micros(now) - taints.added_us
+    for toleration in tolerations:
+        matches = _matching_rows(rows, toleration)
+        nanoseconds = toleration.duration_nanoseconds
+        if nanoseconds is not None:
+            whole_us, rest_ns = divmod(nanoseconds, 1000)
+            matches &= elapsed_us < whole_us + (taints.added_ns + rest_ns + 999) // 1000
+        tolerated |= matches
+    return tolerated
+
+
 def filter_taints(
     placement: Placement, inventory: OcmInventory, candidates: np.ndarray, now: datetime
 ) -> tuple[np.ndarray | None, ScheduleStatus]:
-    """Upstream TaintToleration.Filter over inventory positions (None when Misconfigured stopped it).
-
-    Only the tainted candidates are looked at one by one; the rest pass untouched.
-    """
+    """Upstream TaintToleration.Filter over inventory positions (None when Misconfigured stopped it)."""
     if len(candidates) == 0:
         return candidates, ScheduleStatus(plugin=PLUGIN)
     if (message := toleration_error(placement.tolerations)) is not None:
         return None, ScheduleStatus(MISCONFIGURED, PLUGIN, message)
-    keep = np.ones(inventory.size, dtype=bool)
-    decided = inventory.decided_cluster_names(*placement.key)
-    is_candidate = np.zeros(inventory.size, dtype=bool)
-    is_candidate[candidates] = True
-    for position in inventory.tainted[is_candidate[inventory.tainted]].tolist():
-        cluster = inventory.clusters[position]
-        keep[position] = cluster_tolerated(cluster, placement.tolerations, cluster.name in decided, now)[0]
-    return candidates[keep[candidates]], ScheduleStatus(plugin=PLUGIN)
+    taints = inventory.taints
+    tolerated = tolerated_rows(taints, placement.tolerations, inventory.decided_mask(*placement.key), now)
+    dropped = np.zeros(inventory.size, dtype=bool)
+    dropped[taints.rows.owner[~tolerated]] = True
+    return candidates[~dropped[candidates]], ScheduleStatus(plugin=PLUGIN)
 
 
 def placement_requeue_time(placement: Placement, inventory: OcmInventory, now: datetime) -> datetime | None:

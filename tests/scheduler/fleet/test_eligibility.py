@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+import numpy as np
+
 from placement.scheduler.fleet.eligibility import eligibility_reason
+from placement.scheduler.fleet.inventory import FleetInventory
+from placement.scheduler.fleet.types import AgentCondition, AgentStatus
 from tests.scheduler.fleet.builders import NOW, member
 
 
@@ -35,3 +39,30 @@ def test_deletion_and_missing_agent_come_first() -> None:
     assert eligibility_reason(replace(member("a"), agent_status=()), NOW) == (
         "cluster is not connected to the fleet: member agent not online yet"
     )
+
+
+def test_the_columns_find_the_same_clusters_with_the_same_reasons() -> None:
+    unjoined = AgentStatus("MemberAgent", (AgentCondition("Joined", "False", NOW),), NOW)
+    no_health = AgentStatus("MemberAgent", (AgentCondition("Joined", "True", NOW),), NOW)
+    clusters = [
+        member("fresh"),
+        member("stale", heartbeat=NOW - timedelta(minutes=7, seconds=3)),
+        replace(member("never"), agent_status=(AgentStatus("MemberAgent", ()),)),
+        replace(member("leaving"), deletion_timestamp=NOW),
+        replace(member("offline"), agent_status=()),
+        replace(member("unjoined"), agent_status=(unjoined,)),
+        replace(member("unjoined-stale"), agent_status=(replace(unjoined, last_received_heartbeat=None),)),
+        replace(member("no-health"), agent_status=(no_health,)),
+        member("sick", healthy="False", healthy_since=NOW - timedelta(hours=3)),
+        member("briefly-sick", healthy="False", healthy_since=NOW - timedelta(minutes=1)),
+        member("sick-and-stale", healthy="False", heartbeat=NOW - timedelta(minutes=6)),
+    ]
+    columns = FleetInventory(clusters).eligibility
+    every = np.ones(len(clusters), dtype=bool)
+    expected = {c.name: reason for c in clusters if (reason := eligibility_reason(c, NOW)) is not None}
+    ineligible = np.flatnonzero(columns.ineligible(NOW, every))
+    names = sorted(c.name for c in clusters)
+    assert (
+        dict(zip([names[i] for i in ineligible], columns.reasons(NOW, ineligible), strict=True)) == expected
+    )
+    assert set(expected) == set(names) - {"fresh", "briefly-sick"}

@@ -1,0 +1,89 @@
+"""Every taint of a fleet as one row of integer columns, for both families' TaintToleration filters.
+
+A row holds the owning cluster's position and the taint's key, value and effect as codes of the
+distinct strings, in cluster order and, within a cluster, in the order of its taints. A toleration is
+compared with every row at once by comparing codes, so a placement's tolerations cost a few array
+operations instead of a Python loop over the tainted clusters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+T = TypeVar("T", bound=Hashable)
+# the code of a string no taint holds: no row has it, so comparing with it matches nothing
+ABSENT = -1
+
+
+class TaintFields(Protocol):
+    """What a row keeps of a taint (OCM's and Fleet's taint types both have these)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def effect(self) -> str: ...
+
+
+def _codes(values: Iterable[T]) -> tuple[dict[T, int], np.ndarray]:
+    """A code per distinct value (in first-seen order) and the code of every value."""
+    table: dict[T, int] = {}
+    codes = [table.setdefault(value, len(table)) for value in values]
+    return table, np.asarray(codes, dtype=np.int64)
+
+
+def _equal(column: np.ndarray, table: dict[str, int], text: str) -> np.ndarray:
+    """The rows whose `column` holds `text`."""
+    matches: np.ndarray = column == table.get(text, ABSENT)
+    return matches
+
+
+@dataclass(frozen=True, slots=True)
+class TaintRows:
+    """The rows, column by column, and the code tables of the key, value and effect columns; `kind`
+    codes the whole (key, value, effect) triple, whose distinct values `kinds` lists in code order."""
+
+    owner: np.ndarray
+    key: np.ndarray
+    value: np.ndarray
+    effect: np.ndarray
+    kind: np.ndarray
+    keys: dict[str, int]
+    values: dict[str, int]
+    effects: dict[str, int]
+    kinds: list[tuple[str, str, str]]
+
+    @classmethod
+    def build(cls, taints: Sequence[Sequence[TaintFields]]) -> TaintRows:
+        """The rows of `taints[position]`, the taints of the cluster at each position."""
+        rows = [(position, taint) for position, own in enumerate(taints) for taint in own]
+        keys, key = _codes(taint.key for _, taint in rows)
+        values, value = _codes(taint.value for _, taint in rows)
+        effects, effect = _codes(taint.effect for _, taint in rows)
+        kinds, kind = _codes((taint.key, taint.value, taint.effect) for _, taint in rows)
+        owner = np.asarray([position for position, _ in rows], dtype=np.int64)
+        return cls(owner, key, value, effect, kind, keys, values, effects, list(kinds))
+
+    def __len__(self) -> int:
+        return len(self.owner)
+
+    def with_key(self, key: str) -> np.ndarray:
+        return _equal(self.key, self.keys, key)
+
+    def with_value(self, value: str) -> np.ndarray:
+        return _equal(self.value, self.values, value)
+
+    def with_effect(self, effect: str) -> np.ndarray:
+        return _equal(self.effect, self.effects, effect)
+
+    def first_per_owner(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(owners, rows): the clusters owning any row of the `rows` mask, in position order, and the
+        first such row of each (in its own taint order)."""
+        indices = np.flatnonzero(rows)
+        owners, first = np.unique(self.owner[indices], return_index=True)
+        return owners, indices[first]
