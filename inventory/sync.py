@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connections, models, router, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -84,7 +84,10 @@ class KindRows:
             and not self.handler.has_parents
             and any(f.name == "resource_version" for f in self.model._meta.concrete_fields)
         )
-        self.versions: dict[Identity, Version] = {}
+        # the stored rows of a versioned kind by identity and by uid, read when a sync's list starts; None
+        # otherwise (watch events look their few rows up by query)
+        self.versions: dict[Identity, Version] | None = None
+        self.uids: dict[str, int] = {}
         self.seen: set[int] = set()
         self.listed = 0
         self.rejected = 0
@@ -130,6 +133,8 @@ class KindRows:
     def _unchanged(self, obj: Any) -> int | None:
         """The pk of the stored row of `obj` when the hub has not rewritten it since (same uid and
         resourceVersion) and no rejection of it is recorded; None when it must be compared."""
+        if self.versions is None:
+            return None
         namespace, name = _identity(obj)
         stored = self.versions.get((namespace if self.handler.namespaced else "", name))
         if stored is None or rejections.identity(namespace, name) in self.known_rejections:
@@ -166,14 +171,22 @@ class KindRows:
     def _stored(self, rows: list[Row]) -> tuple[dict[str, Record], dict[tuple[Any, ...], Record]]:
         """Stored records of these objects, by uid and by lookup."""
         fields = ["pk", *rows[0].lookup, *(f for f in rows[0].values if f not in UNCOMPARED)]
-        # by name and namespace: a name alone (every add-on score of a kind shares one) matches the hub
-        match = Q(name__in={row.lookup["name"] for row in rows})
-        if self.handler.namespaced:
-            match &= Q(namespace__in={row.lookup["namespace"] for row in rows})
         uids = {row.values.get("uid") for row in rows} - {None, ""}
         if self.has_uid and uids:
-            match |= Q(uid__in=uids)
             fields.append("uid")
+        if self.versions is not None:
+            pks = {self.uids[uid] for uid in uids if uid in self.uids}
+            pks.update(stored[0] for row in rows if (stored := self.versions.get(self._row_identity(row))))
+            if not pks:
+                return {}, {}
+            match = Q(pk__in=pks)
+        else:
+            # by name and namespace: a name alone (every add-on score of a kind shares one) matches the hub
+            match = Q(name__in={row.lookup["name"] for row in rows})
+            if self.handler.namespaced:
+                match &= Q(namespace__in={row.lookup["namespace"] for row in rows})
+            if self.has_uid and uids:
+                match |= Q(uid__in=uids)
         records = list(self.rows.filter(match).values(*dict.fromkeys(fields)))
         by_uid = {r["uid"]: r for r in records if r.get("uid")}
         by_key = {_key({k: r[k] for k in rows[0].lookup}): r for r in records}
@@ -195,6 +208,8 @@ class KindRows:
             logger.info(
                 "hub %s: %s written meanwhile (%s); writing again", self.hub.name, self.kind.name, exc
             )
+            if self.versions is not None:
+                self._read_versions()
             with transaction.atomic():
                 return self._write(rows, refused)
 
@@ -226,7 +241,7 @@ class KindRows:
                 logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
         self.model._default_manager.bulk_create(create, batch_size=BATCH)
-        self.model._default_manager.bulk_update(update, fields, batch_size=BATCH)
+        _update(self.model, update, fields)
         self.seen.update(kept, (instance.pk for instance in create))
         for old, new in logged:
             self.log.record(old, new)
@@ -291,13 +306,43 @@ class KindRows:
         self.seen.clear()
         self.listed = 0
         if self.versioned:
-            namespace = "namespace" if self.handler.namespaced else models.Value("")
-            self.versions = {
-                (row_namespace, name): (pk, uid, version)
-                for pk, row_namespace, name, uid, version in self.rows.values_list(
-                    "pk", namespace, "name", "uid", "resource_version"
-                )
-            }
+            self._read_versions()
+
+    def _read_versions(self) -> None:
+        namespace = "namespace" if self.handler.namespaced else models.Value("")
+        rows = self.rows.values_list("pk", namespace, "name", "uid", "resource_version")
+        self.versions = {
+            (row_namespace, name): (pk, uid, version) for pk, row_namespace, name, uid, version in rows
+        }
+        self.uids = {uid: pk for pk, uid, _ in self.versions.values() if uid}
+
+    def _row_identity(self, row: Row) -> Identity:
+        return (row.lookup["namespace"] if self.handler.namespaced else "", row.lookup["name"])
+
+
+def _update(model: type[models.Model], rows: list[models.Model], fields: list[str]) -> None:
+    """Write `fields` of these rows by pk: one UPDATE statement, sent for every row at once
+    (`executemany`). Django's bulk_update builds a CASE of every row for every field, whose building
+    costs far more than the writes."""
+    if not rows:
+        return
+    connection = connections[router.db_for_write(model)]
+    concrete = {name: field for field in model._meta.concrete_fields for name in (field.name, field.attname)}
+    columns = [concrete[name] for name in fields]
+    (pk,) = (field for field in model._meta.concrete_fields if field.primary_key)
+
+    def quote(field: models.Field[Any, Any]) -> str:
+        return connection.ops.quote_name(cast(str, field.column))  # every concrete field has a column
+
+    assignments = ", ".join(f"{quote(column)} = %s" for column in columns)
+    table, key = connection.ops.quote_name(model._meta.db_table), quote(pk)
+    sql = f"UPDATE {table} SET {assignments} WHERE {key} = %s"
+    params = [
+        [column.get_db_prep_save(getattr(row, column.attname), connection) for column in columns] + [row.pk]
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def _metadata(obj: Any) -> dict[str, Any]:
