@@ -106,6 +106,7 @@ def _list_body(route: Route, page: ListPage) -> dict[str, Any]:
     metadata: dict[str, Any] = {"resourceVersion": str(page.resource_version)}
     if page.continue_token:
         metadata["continue"] = page.continue_token
+    if page.continue_token and page.remaining is not None:
         metadata["remainingItemCount"] = page.remaining
     return {
         "apiVersion": route.resource.api_version,

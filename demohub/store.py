@@ -11,6 +11,7 @@ import binascii
 import bisect
 import builtins
 import copy
+import itertools
 import json
 import random
 import threading
@@ -165,6 +166,20 @@ def _decode_continue(token: str) -> tuple[int, Key]:
         raise bad_request(f"invalid continue token: {error}") from error
 
 
+def _remaining(snapshot: _Snapshot, last: Key, namespace: str | None, selector: LabelSelector) -> int | None:
+    """The objects a list leaves after `last`: counted by position in the sorted keys, and unknown (None)
+    under a label selector, as the API server leaves remainingItemCount unset then."""
+    if not selector.is_empty:
+        return None
+    # every key of the namespace sorts before (namespace + NUL, ""), every key after it at or above
+    end = (
+        len(snapshot.keys)
+        if namespace is None
+        else bisect.bisect_left(snapshot.keys, (namespace + "\x00", ""))
+    )
+    return end - bisect.bisect_right(snapshot.keys, last)
+
+
 class Store:
     """In-memory objects with Kubernetes write semantics; thread-safe (one lock, one condition)."""
 
@@ -231,17 +246,33 @@ class Store:
                 resource_version, start = self._rv, None
                 snapshot = self._snapshot(resource)
         position = bisect.bisect_right(snapshot.keys, start) if start else 0
-        matching = [
-            (key, obj)
-            for key, obj in zip(snapshot.keys[position:], snapshot.objects[position:], strict=True)
-            if (namespace is None or key[0] == namespace) and selector.matches(_labels(obj))
-        ]
+        # a page reads only as far as the object after it: paging through a kind costs one pass, not
+        # one pass per page
+        matching = list(
+            itertools.islice(
+                (
+                    (key, obj)
+                    for key, obj in zip(
+                        itertools.islice(snapshot.keys, position, None),
+                        itertools.islice(snapshot.objects, position, None),
+                        strict=True,
+                    )
+                    if (namespace is None or key[0] == namespace) and selector.matches(_labels(obj))
+                ),
+                limit + 1 if limit else None,
+            )
+        )
         if not limit or len(matching) <= limit:
             return ListPage([obj for _, obj in matching], resource_version, None, None)
         page = matching[:limit]
         self._keep_snapshot(resource, resource_version, snapshot)
         token = _encode_continue(resource_version, page[-1][0])
-        return ListPage([obj for _, obj in page], resource_version, token, len(matching) - limit)
+        return ListPage(
+            [obj for _, obj in page],
+            resource_version,
+            token,
+            _remaining(snapshot, page[-1][0], namespace, selector),
+        )
 
     # ---- writes ------------------------------------------------------------------------------
 

@@ -48,6 +48,11 @@ class KindHandler:
     # hub are parents); kinds without a parent keep their rows as they are.
     link_parents: Callable[[Hub, list[Row]], list[Row]] = _without_parents
 
+    @property
+    def has_parents(self) -> bool:
+        """Whether the kind's rows point at a parent row."""
+        return self.link_parents is not _without_parents
+
 
 HANDLERS: dict[tuple[str, str], KindHandler] = {
     (OCM_GROUP, "ManagedCluster"): KindHandler(

@@ -4,6 +4,7 @@ Only OCM ManagedClusters belong to sets. A set or cluster the scheduler cannot r
 """
 
 import logging
+from collections.abc import Iterable
 
 import numpy as np
 from django.db import transaction
@@ -12,7 +13,7 @@ from django.db.models import QuerySet
 from inventory import scheduler_inputs
 from inventory.models import CLUSTER_KINDS, ClusterSetMembership, Hub, ManagedCluster, ManagedClusterSet
 from placement.scheduler.errors import ManifestError
-from placement.scheduler.ocm.clustersets import ClusterSetSelectorError, cluster_set_selector, sets_of_cluster
+from placement.scheduler.ocm.clustersets import ClusterSetSelectorError, cluster_set_selector
 from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.types import ManagedClusterSet as SchedulerClusterSet
 
@@ -36,11 +37,27 @@ def _scheduler_sets(hub: Hub) -> dict[str, tuple[int, SchedulerClusterSet]]:
 
 def rebuild(hub: Hub) -> None:
     """Recompute every membership of the hub, vectorised with `OcmInventory.set_mask`."""
+    kinds = [kind for kind, cluster_kind in CLUSTER_KINDS.items() if cluster_kind.in_cluster_sets]
+    _recompute(
+        hub,
+        ManagedCluster.objects.filter(hub=hub, kind__in=kinds),
+        ClusterSetMembership.objects.filter(cluster_set__hub=hub),
+    )
+
+
+def update_clusters(hub: Hub, rows: list[ManagedCluster]) -> None:
+    """Recompute the memberships of these stored clusters of the hub alone (those a change moved)."""
+    rows = [row for row in rows if row.cluster_kind.in_cluster_sets]
+    if rows:
+        _recompute(hub, rows, ClusterSetMembership.objects.filter(cluster__in=[row.pk for row in rows]))
+
+
+def _recompute(hub: Hub, rows: Iterable[ManagedCluster], current: QuerySet[ClusterSetMembership]) -> None:
+    """Make `current` exactly the memberships of the clusters `rows` in the hub's sets."""
     sets = _scheduler_sets(hub)
     pk_by_name: dict[str, int] = {}
     clusters = []
-    kinds = [kind for kind, cluster_kind in CLUSTER_KINDS.items() if cluster_kind.in_cluster_sets]
-    for row in ManagedCluster.objects.filter(hub=hub, kind__in=kinds):
+    for row in rows:
         try:
             clusters.append(scheduler_inputs.managed_cluster(row))
         except ManifestError as exc:
@@ -56,20 +73,7 @@ def rebuild(hub: Hub) -> None:
         for name, (set_pk, _) in sets.items()
         for cluster_pk in cluster_pks[inventory.set_mask(name)]
     }
-    _apply(ClusterSetMembership.objects.filter(cluster_set__hub=hub), wanted)
-
-
-def update_cluster(row: ManagedCluster) -> None:
-    """Recompute the memberships of one stored cluster (after a watch event)."""
-    if not row.cluster_kind.in_cluster_sets:
-        return
-    sets = _scheduler_sets(row.hub)
-    try:
-        names = sets_of_cluster(scheduler_inputs.managed_cluster(row), [s for _, s in sets.values()])
-    except ManifestError as exc:
-        logger.warning("hub %s: ManagedCluster %s is in no set: %s", row.hub.name, row.name, exc)
-        names = []
-    _apply(ClusterSetMembership.objects.filter(cluster=row), {(row.pk, sets[name][0]) for name in names})
+    _apply(current, wanted)
 
 
 def _apply(current: QuerySet[ClusterSetMembership], wanted: set[tuple[int, int]]) -> None:

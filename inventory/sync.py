@@ -13,13 +13,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connections, models, router, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from inventory import changes, kinds, memberships, rejections, validation
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, TransientHubError, served_kinds
-from inventory.models import Hub, ManagedCluster, ManagedClusterSet, Owner, SyncRun
+from inventory.models import Hub, ManagedCluster, Owner, SyncRun
 from inventory.objects import InvalidManifest, Row, is_managed
 from placement.scheduler.documents import Document
 
@@ -48,6 +48,10 @@ class SyncFailed(HubError):
 
 
 Record = dict[str, Any]
+# (namespace or "" for a cluster-scoped kind, name) of a hub object
+Identity = tuple[str, str]
+# (pk, uid, resourceVersion) of a stored row
+Version = tuple[int, str, str]
 
 
 def _key(lookup: dict[str, Any]) -> tuple[Any, ...]:
@@ -58,6 +62,9 @@ class KindRows:
     """The stored rows of one kind of one hub: upsert objects in bulk, delete what vanished.
 
     `run` is the sync listing them (None for watch events); `rejected` counts the objects refused.
+    A sync compares each listed object's uid and resourceVersion with the stored row's (`versions`, read
+    once per list) and skips an object the hub has not rewritten since it was stored: an unchanged hub
+    costs no row building, query or write per object.
     """
 
     def __init__(self, hub: Hub, kind: Kind, log: changes.ChangeLog, run: SyncRun | None = None) -> None:
@@ -70,20 +77,42 @@ class KindRows:
             # dashboard-owned placements and their decisions belong to the hub but are not mirrored from it
             self.rows = self.rows.filter(owner=Owner.HUB)
         self.has_uid = any(f.name == "uid" for f in self.model._meta.concrete_fields)
+        # A child's row also holds its parent's key, which can change while the child's version does
+        # not (its parent stored after it): such kinds are compared field by field.
+        self.versioned = (
+            self.has_uid
+            and not self.handler.has_parents
+            and any(f.name == "resource_version" for f in self.model._meta.concrete_fields)
+        )
+        # the stored rows of a versioned kind by identity and by uid, read when a sync's list starts; None
+        # otherwise (watch events look their few rows up by query)
+        self.versions: dict[Identity, Version] | None = None
+        self.uids: dict[str, int] = {}
         self.seen: set[int] = set()
         self.listed = 0
         self.rejected = 0
         # identities of this kind's objects recorded as rejected, cleared when a valid version arrives
         self.known_rejections = rejections.known(hub, kind.name)
 
-    def _to_rows(self, objects: Iterable[dict[str, Any]]) -> tuple[list[Row], list[rejections.Rejection]]:
-        """Rows keyed by their lookup (a repeated object keeps its last copy), and the objects refused:
-        those that break a limit of inventory.validation or whose fields have the wrong type."""
+    def _to_rows(
+        self, objects: Iterable[dict[str, Any]]
+    ) -> tuple[list[Row], list[rejections.Rejection], list[int]]:
+        """Rows keyed by their lookup (a repeated object keeps its last copy), the objects refused (those
+        that break a limit of inventory.validation or whose fields have the wrong type), and the pks of
+        the stored rows of the objects the hub has not rewritten."""
         rows: dict[tuple[Any, ...], Row] = {}
         refused: list[rejections.Rejection] = []
+        unchanged: list[int] = []
+        # the last copy of a named object, before any is compared with its row
+        last: dict[object, tuple[int, Any]] = {}
         for number, obj in enumerate(objects, start=1):
+            last[_identity(obj) if _metadata(obj).get("name") else number] = (number, obj)
+        for number, obj in last.values():
             if is_managed(_labels(obj)):
                 # written by this dashboard from its own rows (bindings, published decisions): not mirrored
+                continue
+            if (pk := self._unchanged(obj)) is not None:
+                unchanged.append(pk)
                 continue
             document = Document(f"hub {self.hub.name} {self.kind.name}", number, obj)
             try:
@@ -99,7 +128,21 @@ class KindRows:
                 refused.append(rejections.Rejection(self.kind.name, namespace, name, why))
                 continue
             rows[_key(row.lookup)] = row
-        return self._with_parents(self._without_shadowed(list(rows.values()))), refused
+        return self._with_parents(self._without_shadowed(list(rows.values()))), refused, unchanged
+
+    def _unchanged(self, obj: Any) -> int | None:
+        """The pk of the stored row of `obj` when the hub has not rewritten it since (same uid and
+        resourceVersion) and no rejection of it is recorded; None when it must be compared."""
+        if self.versions is None:
+            return None
+        namespace, name = _identity(obj)
+        stored = self.versions.get((namespace if self.handler.namespaced else "", name))
+        if stored is None or rejections.identity(namespace, name) in self.known_rejections:
+            return None
+        pk, uid, version = stored
+        metadata = _metadata(obj)
+        same = version and (uid, version) == (metadata.get("uid"), metadata.get("resourceVersion"))
+        return pk if same else None
 
     def _without_shadowed(self, rows: list[Row]) -> list[Row]:
         """Rows whose name a dashboard-owned row already holds on this hub are left out (with a warning):
@@ -128,11 +171,22 @@ class KindRows:
     def _stored(self, rows: list[Row]) -> tuple[dict[str, Record], dict[tuple[Any, ...], Record]]:
         """Stored records of these objects, by uid and by lookup."""
         fields = ["pk", *rows[0].lookup, *(f for f in rows[0].values if f not in UNCOMPARED)]
-        match = Q(name__in={row.lookup["name"] for row in rows})
         uids = {row.values.get("uid") for row in rows} - {None, ""}
         if self.has_uid and uids:
-            match |= Q(uid__in=uids)
             fields.append("uid")
+        if self.versions is not None:
+            pks = {self.uids[uid] for uid in uids if uid in self.uids}
+            pks.update(stored[0] for row in rows if (stored := self.versions.get(self._row_identity(row))))
+            if not pks:
+                return {}, {}
+            match = Q(pk__in=pks)
+        else:
+            # by name and namespace: a name alone (every add-on score of a kind shares one) matches the hub
+            match = Q(name__in={row.lookup["name"] for row in rows})
+            if self.handler.namespaced:
+                match &= Q(namespace__in={row.lookup["namespace"] for row in rows})
+            if self.has_uid and uids:
+                match |= Q(uid__in=uids)
         records = list(self.rows.filter(match).values(*dict.fromkeys(fields)))
         by_uid = {r["uid"]: r for r in records if r.get("uid")}
         by_key = {_key({k: r[k] for k in rows[0].lookup}): r for r in records}
@@ -141,8 +195,9 @@ class KindRows:
     def upsert(self, objects: Iterable[dict[str, Any]]) -> tuple[int, int]:
         """Create or update the rows of `objects`; answers (added, updated). Unchanged rows stay as is, and
         so do the rows of refused objects (recorded as rejected)."""
-        rows, refused = self._to_rows(objects)
-        self.listed += len(rows)
+        rows, refused, unchanged = self._to_rows(objects)
+        self.seen.update(unchanged)
+        self.listed += len(rows) + len(unchanged)
         self.rejected += len(refused)
         try:
             with transaction.atomic():
@@ -153,6 +208,8 @@ class KindRows:
             logger.info(
                 "hub %s: %s written meanwhile (%s); writing again", self.hub.name, self.kind.name, exc
             )
+            if self.versions is not None:
+                self._read_versions()
             with transaction.atomic():
                 return self._write(rows, refused)
 
@@ -184,7 +241,7 @@ class KindRows:
                 logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
         self.model._default_manager.bulk_create(create, batch_size=BATCH)
-        self.model._default_manager.bulk_update(update, fields, batch_size=BATCH)
+        _update(self.model, update, fields)
         self.seen.update(kept, (instance.pk for instance in create))
         for old, new in logged:
             self.log.record(old, new)
@@ -244,9 +301,48 @@ class KindRows:
         return len(pks)
 
     def restart(self) -> None:
-        """A list starting over (410 Gone): only what the new list returns counts as seen."""
+        """A list starting (again after 410 Gone): only what this list returns counts as seen, compared
+        with the rows stored now."""
         self.seen.clear()
         self.listed = 0
+        if self.versioned:
+            self._read_versions()
+
+    def _read_versions(self) -> None:
+        namespace = "namespace" if self.handler.namespaced else models.Value("")
+        rows = self.rows.values_list("pk", namespace, "name", "uid", "resource_version")
+        self.versions = {
+            (row_namespace, name): (pk, uid, version) for pk, row_namespace, name, uid, version in rows
+        }
+        self.uids = {uid: pk for pk, uid, _ in self.versions.values() if uid}
+
+    def _row_identity(self, row: Row) -> Identity:
+        return (row.lookup["namespace"] if self.handler.namespaced else "", row.lookup["name"])
+
+
+def _update(model: type[models.Model], rows: list[models.Model], fields: list[str]) -> None:
+    """Write `fields` of these rows by pk: one UPDATE statement, sent for every row at once
+    (`executemany`). Django's bulk_update builds a CASE of every row for every field, whose building
+    costs far more than the writes."""
+    if not rows:
+        return
+    connection = connections[router.db_for_write(model)]
+    concrete = {name: field for field in model._meta.concrete_fields for name in (field.name, field.attname)}
+    columns = [concrete[name] for name in fields]
+    (pk,) = (field for field in model._meta.concrete_fields if field.primary_key)
+
+    def quote(field: models.Field[Any, Any]) -> str:
+        return connection.ops.quote_name(cast(str, field.column))  # every concrete field has a column
+
+    assignments = ", ".join(f"{quote(column)} = %s" for column in columns)
+    table, key = connection.ops.quote_name(model._meta.db_table), quote(pk)
+    sql = f"UPDATE {table} SET {assignments} WHERE {key} = %s"
+    params = [
+        [column.get_db_prep_save(getattr(row, column.attname), connection) for column in columns] + [row.pk]
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def _metadata(obj: Any) -> dict[str, Any]:
@@ -438,21 +534,20 @@ def _succeed(hub: Hub, run: SyncRun, versions: dict[str, str]) -> None:
     run.save(update_fields=["state", "finished_at", "removed", "kinds"])
 
 
-def _after_write(hub: Hub, log: changes.ChangeLog, *, single: bool = False) -> changes.HubChanges:
+def _after_write(hub: Hub, log: changes.ChangeLog) -> changes.HubChanges:
     """Keep memberships current and record what changed (`changes.record`, in the caller's transaction);
-    answers the changes to `notify` once they are committed."""
+    answers the changes to `notify` once they are committed. A change no scheduler notices (a heartbeat,
+    a condition's time) moves no membership either: only the clusters a change moved are recomputed, or
+    every cluster of the hub when a set changed or more clusters than a rebuild costs."""
     if not log:
         return changes.HubChanges(hub.pk)
-    rows = [row for pair in log.rows for row in pair if row is not None]
-    ocm_clusters = [r for r in rows if isinstance(r, ManagedCluster) and r.cluster_kind.in_cluster_sets]
-    if any(isinstance(row, ManagedClusterSet) for row in rows) or (ocm_clusters and not single):
-        memberships.rebuild(hub)
-    elif single:
-        # a deleted cluster's memberships went with it (cascade); a saved one is recomputed alone
-        for _, new in log.rows:
-            if isinstance(new, ManagedCluster) and new.cluster_kind.in_cluster_sets:
-                memberships.update_cluster(new)
     hub_changes = changes.build(hub, log)
+    moved = [change.rows[1] for change in hub_changes.clusters if change.rows[1] is not None]
+    if hub_changes.cluster_sets or len(moved) > memberships.BATCH:
+        memberships.rebuild(hub)
+    elif moved:
+        # a deleted cluster's memberships went with it (cascade)
+        memberships.update_clusters(hub, cast(list[ManagedCluster], moved))
     changes.record(hub_changes)
     return hub_changes
 
@@ -476,7 +571,7 @@ def apply_events(
     with transaction.atomic():
         table.upsert([obj for event_type, obj in last.values() if event_type != "DELETED"])
         table.delete([obj for event_type, obj in last.values() if event_type == "DELETED"])
-        hub_changes = _after_write(hub, log, single=True)
+        hub_changes = _after_write(hub, log)
         if also is not None:
             also()
     changes.notify(hub_changes)
