@@ -64,7 +64,9 @@ class KindRows:
     `run` is the sync listing them (None for watch events); `rejected` counts the objects refused.
     A sync compares each listed object's uid and resourceVersion with the stored row's (`versions`, read
     once per list) and skips an object the hub has not rewritten since it was stored: an unchanged hub
-    costs no row building, query or write per object.
+    costs no row building, query or write per object. So a change to how rows are built reaches the rows
+    of unchanged objects only through a data migration (clearing their `resource_version` is enough:
+    the next sync then compares them field by field).
     """
 
     def __init__(self, hub: Hub, kind: Kind, log: changes.ChangeLog, run: SyncRun | None = None) -> None:
