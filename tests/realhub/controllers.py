@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 import yaml
 
-from tests.realhub.hub import STOP_TIMEOUT, RealHub, ServerProcess, wait_ready
+from tests.realhub.hub import STOP_TIMEOUT, RealHub, ServerProcess, Started, wait_ready
 
 
 def kubeconfig(hub: RealHub) -> dict[str, object]:
@@ -44,7 +43,7 @@ def kubeconfig(hub: RealHub) -> dict[str, object]:
     }
 
 
-class Controller:
+class Controller(Started):
     """One upstream controller process on `hub`, its kubeconfig and log in `directory`."""
 
     name = ""
@@ -106,14 +105,3 @@ class Controller:
         if self._process is not None:
             self._process.stop(grace=self.stop_grace)
             self._process = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, Self
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -201,7 +201,28 @@ def wait_ready(processes: list[ServerProcess], ready: Callable[[], bool]) -> Non
         time.sleep(0.2)
 
 
-class RealHub:
+class Started:
+    """Something with start() and stop(), used in a `with` block: stopped however the block ends."""
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class RealHub(Started):
     """etcd and kube-apiserver of one test session, on free loopback ports, all state under `workdir`."""
 
     def __init__(self, workdir: Path, bin_dir: Path = BIN_DIR) -> None:
@@ -219,7 +240,7 @@ class RealHub:
     def missing_binaries(self) -> list[str]:
         return [name for name in ("etcd", "kube-apiserver") if not (self.bin_dir / name).exists()]
 
-    def start(self) -> RealHub:
+    def start(self) -> Self:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.credentials = write_pki(self.workdir / "pki")
         client_port, peer_port, self._api_port = free_port(), free_port(), free_port()
@@ -348,17 +369,6 @@ class RealHub:
 
     def pids(self) -> list[int]:
         return [process.popen.pid for process in self._processes]
-
-    def __enter__(self) -> RealHub:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def process_exists(pid: int) -> bool:
