@@ -2,12 +2,15 @@
 
 Clusters are kept sorted by name, so a cluster's index is also its name rank (the PickN tie-break).
 Label columns, property columns and label-selector masks are computed on first use and cached: build
-one inventory per fleet snapshot and schedule every placement against it.
+one inventory per fleet snapshot and schedule every placement against it. `patched` answers the
+inventory after some clusters changed, reusing what did not change: never changing a column a reader
+of the old inventory may hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import copy
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +18,7 @@ import numpy as np
 from placement.scheduler.fleet.eligibility import EligibilityColumns
 from placement.scheduler.fleet.properties import PropertyColumn
 from placement.scheduler.fleet.types import MemberCluster
-from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, LabelSelector
+from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, LabelSelector, patched_mask
 from placement.scheduler.taint_rows import TaintRows
 
 
@@ -38,6 +41,17 @@ class LabelColumn:
     def domain_count(self) -> int:
         return len(self.values)
 
+    def patched(self, key: str, labels: Mapping[int, Mapping[str, str]]) -> LabelColumn | None:
+        """This column with the labels at these positions replaced (a copy), or None when a value no
+        cluster holds any more would stay counted as a domain: the caller builds the column again."""
+        codes, values = self.codes.copy(), dict(self.values)
+        for position, own in labels.items():
+            codes[position] = values.setdefault(own[key], len(values)) if key in own else -1
+        left = {int(self.codes[position]) for position in labels} - {-1}
+        if any(not np.any(codes == code) for code in left):
+            return None
+        return LabelColumn(codes, values)
+
 
 class FleetInventory:
     """Member clusters sorted by name, with lazily built columnar views."""
@@ -56,6 +70,37 @@ class FleetInventory:
     def __len__(self) -> int:
         return len(self.clusters)
 
+    def patched(self, clusters: Mapping[str, MemberCluster | None]) -> FleetInventory:
+        """This inventory with the clusters named in `clusters` replaced, added or (None) removed.
+
+        When the names stay, so do the positions, and every cached column is copied and patched at the
+        changed positions (a label column whose value set changed is built again, its domain count
+        being read by topology spread); an add or a remove shifts positions, and the inventory is built
+        again from the objects in memory."""
+        if any((name in self.index) != (cluster is not None) for name, cluster in clusters.items()):
+            kept = [c for c in self.clusters if c.name not in clusters]
+            return FleetInventory([*kept, *(c for c in clusters.values() if c is not None)])
+        changed = {self.index[name]: cluster for name, cluster in clusters.items() if cluster is not None}
+        patched = copy.copy(self)
+        listed = list(self.clusters)
+        for index, cluster in changed.items():
+            listed[index] = cluster
+        patched.clusters = tuple(listed)
+        tainted = {i: c.taints for i, c in changed.items() if c.taints != self.clusters[i].taints}
+        patched.taints = self.taints.patched(tainted)[0] if tainted else self.taints
+        relabelled = {i: c.labels for i, c in changed.items() if c.labels != self.clusters[i].labels}
+        patched._labels = {}
+        for key, label_column in self._labels.items():
+            patched_column = label_column.patched(key, relabelled) if relabelled else label_column
+            patched._labels[key] = patched_column or patched._built_label(key)
+        patched._properties = {name: column.patched(changed) for name, column in self._properties.items()}
+        patched._selector_masks = {
+            selector: patched_mask(mask, selector, relabelled)
+            for selector, mask in self._selector_masks.items()
+        }
+        patched._eligibility = None if self._eligibility is None else self._eligibility.patched(changed)
+        return patched
+
     def get(self, name: str) -> MemberCluster | None:
         """The member cluster called `name`, or None."""
         index = self.index.get(name)
@@ -65,17 +110,17 @@ class FleetInventory:
         """The column of label `key`."""
         column = self._labels.get(key)
         if column is None:
-            values: dict[str, int] = {}
-            codes = np.fromiter(
-                (
-                    values.setdefault(c.labels[key], len(values)) if key in c.labels else -1
-                    for c in self.clusters
-                ),
-                dtype=np.int32,
-                count=len(self.clusters),
-            )
-            column = self._labels[key] = LabelColumn(codes, values)
+            column = self._labels[key] = self._built_label(key)
         return column
+
+    def _built_label(self, key: str) -> LabelColumn:
+        values: dict[str, int] = {}
+        codes = np.fromiter(
+            (values.setdefault(c.labels[key], len(values)) if key in c.labels else -1 for c in self.clusters),
+            dtype=np.int32,
+            count=len(self.clusters),
+        )
+        return LabelColumn(codes, values)
 
     def property_column(self, name: str) -> PropertyColumn:
         """The column of property `name` (resource or non-resource)."""
