@@ -195,29 +195,32 @@ class Hub:
         self.scores = {
             (name, "load"): score(name, "load", {"cpu": rng.randrange(100)}) for name in NAMES[:10]
         }
+        self.decisions = {
+            ("apps", d.name): d
+            for d in (decision("web", NAMES[:3]), decision("other", [NAMES[9], "elsewhere"]))
+        }
 
     def ocm(self) -> OcmInventory:
-        decisions = [
-            decision("web", sorted(self.clusters)[:3]),
-            decision("other", sorted(self.clusters)[-2:]),
-        ]
         return OcmInventory(
             self.clusters.values(),
             self.sets.values(),
             self.bindings.values(),
             self.scores.values(),
-            decisions,
+            self.decisions.values(),
         )
 
     def step(self, inventory: OcmInventory, members: FleetInventory) -> tuple[OcmInventory, FleetInventory]:
         """One random change, applied to the hub and as a patch of both inventories."""
         rng = self.rng
-        kind = rng.choice(["edit", "edit", "edit", "add", "delete", "set", "binding", "score", "mixed"])
+        kind = rng.choice(
+            ["edit", "edit", "edit", "add", "delete", "set", "binding", "score", "decision", "mixed"]
+        )
         clusters: dict[str, Any] = {}
         member_changes: dict[str, Any] = {}
         sets: dict[str, Any] = {}
         bindings: dict[tuple[str, str], Any] = {}
         scores: dict[tuple[str, str], Any] = {}
+        decisions: dict[tuple[str, str], Any] = {}
         if kind in ("edit", "mixed"):
             for name in rng.sample(sorted(self.clusters), 2):
                 clusters[name] = _ocm_cluster(rng, name)
@@ -239,19 +242,27 @@ class Hub:
         if kind in ("score", "mixed"):
             name = rng.choice(NAMES)
             scores[(name, "load")] = rng.choice([None, score(name, "load", {"cpu": rng.randrange(100)})])
+        if kind in ("decision", "mixed", "delete"):
+            owner, name = rng.choice(
+                [("web", "web-decision-1"), ("web", "web-decision-2"), ("other", "other-x")]
+            )
+            chosen = rng.sample(NAMES, rng.randrange(4))
+            decisions[("apps", name)] = rng.choice([None, decision(owner, chosen, name=name)])
         for target, changes in (
             (self.clusters, clusters),
             (self.members, member_changes),
             (self.sets, sets),
             (self.bindings, bindings),
             (self.scores, scores),
+            (self.decisions, decisions),
         ):
             for key, item in changes.items():
                 if item is None:
                     target.pop(key, None)
                 else:
                     target[key] = item
-        return inventory.patched(clusters, sets, bindings, scores), members.patched(member_changes)
+        patched = inventory.patched(clusters, sets, bindings, scores, decisions)
+        return patched, members.patched(member_changes)
 
 
 def _warm(inventory: OcmInventory, members: FleetInventory) -> list[Any]:
@@ -328,9 +339,20 @@ def _ocm_columns(inventory: OcmInventory) -> dict[str, Any]:
             {name: (v.tolist(), f.tolist()) for name, (v, f) in add_on._scores.items()},
         ),
         "projections": {key: _partition(codes.codes) for key, codes in inventory._projections.items()},
-        "decisions": inventory.decision_index().counts.tolist(),
+        "decisions": _decisions(inventory),
         "bindings": sorted(inventory.bindings_by_namespace.get("apps", []), key=lambda b: b.name),
     }
+
+
+def _decisions(inventory: OcmInventory) -> tuple[Any, ...]:
+    index = inventory.decision_index()
+    grouped = {key: sorted(d.name for d in group) for key, group in index.by_placement.items() if group}
+    return (
+        index.counts.tolist(),
+        +index.outside,
+        grouped,
+        sorted((d.namespace, d.name) for d in index.decisions),
+    )
 
 
 def _fleet_columns(inventory: FleetInventory) -> dict[str, Any]:
@@ -371,16 +393,7 @@ def test_patched_inventories_equal_fresh_ones(seed: int) -> None:
         # the inventories a reader may still hold are left as they were
         assert _ocm_columns(inventory) == before_ocm
         assert _fleet_columns(members) == before_fleet
-        fresh, fresh_members = (
-            OcmInventory(
-                hub.clusters.values(),
-                hub.sets.values(),
-                hub.bindings.values(),
-                hub.scores.values(),
-                inventory.decisions,
-            ),
-            FleetInventory(hub.members.values()),
-        )
+        fresh, fresh_members = hub.ocm(), FleetInventory(hub.members.values())
         # the patched columns are compared before anything is scheduled on them (no lazy rebuild)
         _warm(fresh, fresh_members)
         if patched.names == inventory.names:

@@ -300,6 +300,36 @@ class DecisionIndex:
         kept = (d for d in self.decisions if id(d) not in own)
         return DecisionIndex((*kept, *decisions), counts, +outside, by_placement)
 
+    def patched(
+        self, changes: Mapping[tuple[str, str], PlacementDecision | None], position: Mapping[str, int]
+    ) -> DecisionIndex:
+        """This index with the PlacementDecisions named by (namespace, name) in `changes` replaced, added
+        or (None) removed; counts are adjusted, and only the placements these decisions belong to are
+        grouped again."""
+        gone = [d for d in self.decisions if (d.namespace, d.name) in changes]
+        added = [d for d in changes.values() if d is not None]
+        if not gone and not added:
+            return self
+        counts, outside = self.counts.copy(), Counter(self.outside)
+        for sign, group in ((-1, gone), (1, added)):
+            for decision in group:
+                for cluster_name in decision.cluster_names:
+                    index = position.get(cluster_name)
+                    if index is None:
+                        outside[cluster_name] += sign
+                    else:
+                        counts[index] += sign
+        counts.flags.writeable = False
+        by_placement = dict(self.by_placement)
+        for decision in (*gone, *added):
+            placement_name = decision.labels.get(PLACEMENT_LABEL)
+            if placement_name is not None:
+                key = (decision.namespace, placement_name)
+                kept = [d for d in by_placement.get(key, []) if (d.namespace, d.name) not in changes]
+                by_placement[key] = kept + [d for d in added if _owner(d) == key]
+        kept_decisions = (d for d in self.decisions if (d.namespace, d.name) not in changes)
+        return DecisionIndex((*kept_decisions, *added), counts, +outside, by_placement)
+
 
 def _replaced(items: Mapping[Any, Any], changes: Mapping[Any, Any]) -> dict[Any, Any]:
     """A copy of `items` with `changes` applied (a None value removes its key)."""
@@ -323,6 +353,10 @@ def _patched_resource(
         eligible[position] = readable
         allocatable[position] = approx_float(value) if value is not None and readable else 0.0
     return ResourceColumn(allocatable, eligible)
+
+
+def _owner(decision: PlacementDecision) -> tuple[str, str | None]:
+    return decision.namespace, decision.labels.get(PLACEMENT_LABEL)
 
 
 def _decision_names(decisions: Iterable[PlacementDecision]) -> list[tuple[str, tuple[str, ...]]]:
@@ -452,10 +486,11 @@ class OcmInventory:
         cluster_sets: Mapping[str, ManagedClusterSet | None] = _NOTHING,
         bindings: Mapping[tuple[str, str], ManagedClusterSetBinding | None] = _NOTHING,
         add_on_scores: Mapping[tuple[str, str], AddOnPlacementScore | None] = _NOTHING,
+        decisions: Mapping[tuple[str, str], PlacementDecision | None] = _NOTHING,
     ) -> OcmInventory:
         """This inventory with the objects named in each mapping replaced, added or (None) removed:
-        clusters by name, sets by name, bindings by (namespace, name), scores by (namespace, name).
-        The decisions are this inventory's current ones.
+        clusters by name, sets by name, and bindings, scores and PlacementDecisions by (namespace, name),
+        on top of this inventory's current decisions.
 
         When the cluster names stay, so do the positions: unchanged objects and columns are shared, and
         each cached column the change reaches is copied and patched at the changed positions. An added or
@@ -467,7 +502,8 @@ class OcmInventory:
         if any((name in self.position) != (cluster is not None) for name, cluster in clusters.items()):
             kept = [c for c in self.clusters if c.name not in clusters]
             added = (c for c in clusters.values() if c is not None)
-            return OcmInventory([*kept, *added], sets.values(), binding_list, scores.values(), self.decisions)
+            held = _replaced({(d.namespace, d.name): d for d in self.decisions}, decisions).values()
+            return OcmInventory([*kept, *added], sets.values(), binding_list, scores.values(), held)
         changed = {self.position[name]: cluster for name, cluster in clusters.items() if cluster is not None}
         patched = copy.copy(self)
         listed = list(self.clusters)
@@ -476,7 +512,7 @@ class OcmInventory:
         patched.clusters = tuple(listed)
         patched.cluster_sets, patched.bindings, patched.add_on_scores = sets, binding_list, scores
         patched._decisions_lock = Lock()
-        patched._decision_index = self.decision_index()
+        patched._decision_index = self.decision_index().patched(decisions, self.position)
         self._patch_columns(patched, changed, set(cluster_sets), bool(bindings), add_on_scores)
         return patched
 
