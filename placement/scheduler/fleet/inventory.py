@@ -77,6 +77,8 @@ class FleetInventory:
         changed positions (a label column whose value set changed is built again, its domain count
         being read by topology spread); an add or a remove shifts positions, and the inventory is built
         again from the objects in memory."""
+        if not clusters:
+            return self
         if any((name in self.index) != (cluster is not None) for name, cluster in clusters.items()):
             kept = [c for c in self.clusters if c.name not in clusters]
             return FleetInventory([*kept, *(c for c in clusters.values() if c is not None)])

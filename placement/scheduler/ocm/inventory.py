@@ -496,6 +496,8 @@ class OcmInventory:
         each cached column the change reaches is copied and patched at the changed positions. An added or
         removed cluster shifts positions: the inventory is then built again from the objects in memory
         (its columns are built again on first use)."""
+        if not (clusters or cluster_sets or bindings or add_on_scores or decisions):
+            return self
         sets = _replaced(self.cluster_sets, cluster_sets)
         binding_list = tuple(_replaced({(b.namespace, b.name): b for b in self.bindings}, bindings).values())
         scores = _replaced(self.add_on_scores, add_on_scores)
