@@ -12,7 +12,7 @@ from demohub import DemoHub
 from inventory.models import AddOnPlacementScore, Hub, SyncRun
 from inventory.sync import sync_hub
 from placement import journal, service
-from placement.models import HubChangeEntry, Placement
+from placement.models import PLACEMENT_LABEL, ClusterResourceBinding, HubChangeEntry, Placement
 from tests.factories import synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
@@ -52,7 +52,7 @@ def _view(snapshot: service.HubSnapshot) -> dict[str, Any]:
         "members": members.clusters,
         "member taints": members.taints.owner.tolist(),
         "eligibility": members.eligibility.static_ineligible.tolist(),
-        "crbs": {name: sorted(b.name for b in own) for name, own in snapshot.bindings.items() if own},
+        "crbs": {name: sorted(own, key=lambda b: b.name) for name, own in snapshot.bindings.items() if own},
         "expiries": snapshot.score_expiries,
     }
 
@@ -83,6 +83,22 @@ def test_a_second_process_catches_up_through_the_journal(demo_hub: DemoHub, hub:
         namespace=score.namespace,
         subresource="status",
     )
+    crb = ClusterResourceBinding.objects.filter(hub=hub).order_by("name").first()
+    assert crb is not None
+    demo_hub.store.patch("ClusterResourceBinding", crb.name, {"spec": {"state": "Bound"}})
+    demo_hub.store.create(
+        {
+            "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+            "kind": "PlacementDecision",
+            "metadata": {
+                "name": "hub-decision-1",
+                "namespace": "apps-prod",
+                "labels": {PLACEMENT_LABEL: "web-frontend"},
+            },
+            "status": {"decisions": [{"clusterName": clusters[2], "reason": ""}]},
+        },
+        namespace="apps-prod",
+    )
     _sync(hub)
     _held_elsewhere(hub, held)
 
@@ -94,6 +110,8 @@ def test_a_second_process_catches_up_through_the_journal(demo_hub: DemoHub, hub:
         ("cluster", clusters[1]),
         ("cluster", members[0]),
         ("score", score.name),
+        ("crb", crb.name),
+        ("decision", "hub-decision-1"),
     }
     # patched: unchanged clusters are the very objects of the held snapshot, which still reads as before
     assert caught_up is not held and caught_up.ocm.clusters[2] is held.ocm.clusters[2]
