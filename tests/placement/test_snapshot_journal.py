@@ -79,7 +79,7 @@ def test_a_second_process_catches_up_through_the_journal(demo_hub: DemoHub, hub:
     demo_hub.store.patch(
         "AddOnPlacementScore",
         score.name,
-        {"status": {"scores": [{"name": "cpuAvailable", "value": 3}]}},
+        {"status": {"scores": [{"name": "cpuAvailable", "value": 3}], "validUntil": "2026-11-20T13:00:00Z"}},
         namespace=score.namespace,
         subresource="status",
     )
