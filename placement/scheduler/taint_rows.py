@@ -14,6 +14,8 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
+from placement.scheduler.positions import Shift
+
 T = TypeVar("T", bound=Hashable)
 # the code of a string no taint holds: no row has it, so comparing with it matches nothing
 ABSENT = -1
@@ -106,6 +108,23 @@ class TaintRows:
             list(kinds),
         )
         return rows, source
+
+    def shifted(self, shift: Shift) -> tuple[TaintRows, np.ndarray]:
+        """These rows with their owners moved to new positions (rows of removed clusters dropped), and
+        the mask of the rows kept."""
+        kept = shift.moved[self.owner] >= 0
+        rows = TaintRows(
+            shift.moved[self.owner[kept]],
+            self.key[kept],
+            self.value[kept],
+            self.effect[kept],
+            self.kind[kept],
+            self.keys,
+            self.values,
+            self.effects,
+            self.kinds,
+        )
+        return rows, kept
 
     def __len__(self) -> int:
         return len(self.owner)

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from placement.scheduler.fleet.types import AGENT_HEALTHY, AGENT_JOINED, MemberCluster
+from placement.scheduler.positions import Shift
 from placement.scheduler.timeutil import ZERO_TIME
 
 HEARTBEAT_TIMEOUT = timedelta(minutes=5)
@@ -141,6 +142,13 @@ class EligibilityColumns:
             for column, value in zip(columns, values, strict=True):
                 column[index] = value
         return EligibilityColumns(*columns)
+
+    def shifted(self, shift: Shift) -> EligibilityColumns:
+        """These columns at new positions; an added cluster's entries are to be patched."""
+        fills = (None, 0, None, False, 0, True)
+        return EligibilityColumns(
+            *(shift.column(column, fill) for column, fill in zip(self._columns(), fills, strict=True))
+        )
 
     def _columns(self) -> tuple[np.ndarray, ...]:
         return (

@@ -10,7 +10,7 @@ of the old inventory may hold.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +19,7 @@ from placement.scheduler.fleet.eligibility import EligibilityColumns
 from placement.scheduler.fleet.properties import PropertyColumn
 from placement.scheduler.fleet.types import MemberCluster
 from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, LabelSelector, patched_mask
+from placement.scheduler.positions import Shift
 from placement.scheduler.taint_rows import TaintRows
 
 
@@ -73,35 +74,65 @@ class FleetInventory:
     def patched(self, clusters: Mapping[str, MemberCluster | None]) -> FleetInventory:
         """This inventory with the clusters named in `clusters` replaced, added or (None) removed.
 
-        When the names stay, so do the positions, and every cached column is copied and patched at the
-        changed positions (a label column whose value set changed is built again, its domain count
-        being read by topology spread); an add or a remove shifts positions, and the inventory is built
-        again from the objects in memory."""
+        Every cached column is copied and patched at the changed positions (a label column whose value
+        set changed is built again, its domain count being read by topology spread). Adds and removes
+        shift positions: the columns are first moved to the new positions (`positions.Shift`), the added
+        clusters then patched in like changed ones."""
         if not clusters:
             return self
-        if any((name in self.index) != (cluster is not None) for name, cluster in clusters.items()):
-            kept = [c for c in self.clusters if c.name not in clusters]
-            return FleetInventory([*kept, *(c for c in clusters.values() if c is not None)])
-        changed = {self.index[name]: cluster for name, cluster in clusters.items() if cluster is not None}
-        patched = copy.copy(self)
-        listed = list(self.clusters)
+        base, fresh = self, set()
+        removed = {name for name, cluster in clusters.items() if cluster is None and name in self.index}
+        added = [name for name, cluster in clusters.items() if cluster is not None and name not in self.index]
+        if removed or added:
+            base = self._shifted(removed, added)
+            fresh = {base.index[name] for name in added}
+        changed = {base.index[name]: cluster for name, cluster in clusters.items() if cluster is not None}
+        patched = copy.copy(base)
+        listed = list(base.clusters)
         for index, cluster in changed.items():
             listed[index] = cluster
         patched.clusters = tuple(listed)
-        tainted = {i: c.taints for i, c in changed.items() if c.taints != self.clusters[i].taints}
-        patched.taints = self.taints.patched(tainted)[0] if tainted else self.taints
-        relabelled = {i: c.labels for i, c in changed.items() if c.labels != self.clusters[i].labels}
+        old = base.clusters
+        tainted = {i: c.taints for i, c in changed.items() if i in fresh or c.taints != old[i].taints}
+        patched.taints = base.taints.patched(tainted)[0] if tainted else base.taints
+        relabelled = {i: c.labels for i, c in changed.items() if i in fresh or c.labels != old[i].labels}
         patched._labels = {}
-        for key, label_column in self._labels.items():
+        for key, label_column in base._labels.items():
             patched_column = label_column.patched(key, relabelled) if relabelled else label_column
             patched._labels[key] = patched_column or patched._built_label(key)
-        patched._properties = {name: column.patched(changed) for name, column in self._properties.items()}
+        patched._properties = {name: column.patched(changed) for name, column in base._properties.items()}
         patched._selector_masks = {
             selector: patched_mask(mask, selector, relabelled)
-            for selector, mask in self._selector_masks.items()
+            for selector, mask in base._selector_masks.items()
         }
-        patched._eligibility = None if self._eligibility is None else self._eligibility.patched(changed)
+        patched._eligibility = None if base._eligibility is None else base._eligibility.patched(changed)
         return patched
+
+    def _shifted(self, removed: set[str], added: Sequence[str]) -> FleetInventory:
+        """This inventory without the `removed` clusters and with a placeholder (a cluster with only a
+        name) for each `added` one, its cached columns moved to the new positions; a label column that
+        loses a value is built again (on the placeholders, patched after)."""
+        shifted = copy.copy(self)
+        kept = [cluster for cluster in self.clusters if cluster.name not in removed]
+        placeholders = (MemberCluster(name) for name in added)
+        shifted.clusters = tuple(sorted([*kept, *placeholders], key=lambda cluster: cluster.name))
+        shifted.names = tuple(cluster.name for cluster in shifted.clusters)
+        shifted.index = {name: i for i, name in enumerate(shifted.names)}
+        shift = Shift.between(self.names, shifted.index)
+        shifted.taints = self.taints.shifted(shift)[0]
+        shifted._labels = {}
+        for key, column in self._labels.items():
+            moved = LabelColumn(shift.column(column.codes, -1), column.values)
+            whole = np.unique(moved.codes[moved.codes >= 0]).size == len(moved.values)
+            shifted._labels[key] = moved if whole else shifted._built_label(key)
+        shifted._properties = {
+            name: column.shifted(shift, shifted.names) for name, column in self._properties.items()
+        }
+        shifted._selector_masks = {
+            selector: shift.column(mask, False) for selector, mask in self._selector_masks.items()
+        }
+        shifted._eligibility = None if self._eligibility is None else self._eligibility.shifted(shift)
+        return shifted
 
     def get(self, name: str) -> MemberCluster | None:
         """The member cluster called `name`, or None."""

@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from placement.scheduler.fleet.types import MemberCluster, SchedulingError
+from placement.scheduler.positions import Shift
 from placement.scheduler.quantity import QuantityError, approx_float, parse_quantity
 
 RESOURCE_PROPERTY_PREFIX = "resources.kubernetes-fleet.io/"
@@ -150,6 +151,20 @@ class PropertyColumn:
                 self.present[index] = True
             except QuantityError:
                 self.invalid[index] = True
+
+    def shifted(self, shift: Shift, cluster_names: Sequence[str]) -> PropertyColumn:
+        """This column at new positions (of clusters `cluster_names`); added clusters are read in by
+        `patched`."""
+        return PropertyColumn(
+            self.name,
+            cluster_names,
+            shift.listed(self.texts, None),
+            shift.column(self.present, False),
+            shift.column(self.invalid, False),
+            shift.column(self.approx, np.nan),
+            self.name_error,
+            shift.keys(self._exact),
+        )
 
     def patched(self, clusters: Mapping[int, MemberCluster]) -> PropertyColumn:
         """This column with the clusters at these indices read again (same names, same positions);

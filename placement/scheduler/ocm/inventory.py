@@ -49,6 +49,7 @@ from placement.scheduler.ocm.types import (
     PlacementDecision,
     Taint,
 )
+from placement.scheduler.positions import Shift
 from placement.scheduler.quantity import approx_float
 from placement.scheduler.taint_rows import TaintRows
 
@@ -81,6 +82,18 @@ class AddOnColumn:
     valid_until_us: np.ndarray
     objects: dict[int, AddOnPlacementScore]
     _scores: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def shifted(self, shift: Shift) -> AddOnColumn:
+        """This column with its clusters at new positions; added clusters have no score yet."""
+        column = AddOnColumn(
+            shift.column(self.present, False),
+            shift.column(self.has_valid_until, False),
+            shift.column(self.valid_until_us, 0),
+            shift.keys(self.objects),
+        )
+        for score_name, (values, found) in self._scores.items():
+            column._scores[score_name] = (shift.column(values, 0), shift.column(found, False))
+        return column
 
     def patched(self, scores: Mapping[int, AddOnPlacementScore | None]) -> AddOnColumn:
         """This column with the scores at these positions replaced (None: removed); copies throughout."""
@@ -127,6 +140,10 @@ class ProjectionCodes:
     interned: dict[Hashable, int]
     projection: Projection
 
+    def shifted(self, shift: Shift) -> ProjectionCodes:
+        """These codes at new positions; an added cluster's code is to be patched."""
+        return ProjectionCodes(shift.column(self.codes, 0), self.interned, self.projection)
+
     def patched(self, inventory: OcmInventory, positions: Iterable[int]) -> ProjectionCodes:
         """These codes with the clusters at `positions` of `inventory` (this one patched) coded again."""
         codes, interned = self.codes.copy(), dict(self.interned)
@@ -153,6 +170,11 @@ class TaintColumns:
             np.asarray([epoch_micros(taint.time_added) for taint in taints], dtype=np.int64),
             np.asarray([taint.time_added_nanoseconds for taint in taints], dtype=np.int64),
         )
+
+    def shifted(self, shift: Shift) -> TaintColumns:
+        """These columns with their owners at new positions, the rows of removed clusters dropped."""
+        rows, kept = self.rows.shifted(shift)
+        return TaintColumns(rows, self.added_us[kept], self.added_ns[kept])
 
     def patched(self, taints: Mapping[int, Sequence[Taint]]) -> TaintColumns:
         """These columns with the taints of the clusters at these positions replaced; copies."""
@@ -186,6 +208,17 @@ class LabelIndex:
             key: {value: np.asarray(positions, dtype=np.int64) for value, positions in values.items()}
             for key, values in lists.items()
         }
+
+    def shifted(self, shift: Shift) -> LabelIndex:
+        """This index with its positions moved (removed clusters left out; added ones hold no labels yet)."""
+        index: dict[str, dict[str, np.ndarray]] = {}
+        for key, values in self._index.items():
+            moved = {value: shift.positions(positions) for value, positions in values.items()}
+            if kept := {value: positions for value, positions in moved.items() if positions.size}:
+                index[key] = kept
+        shifted = LabelIndex(())
+        shifted.size, shifted._index = shift.size, index
+        return shifted
 
     def patched(self, changes: Mapping[int, tuple[Mapping[str, str], Mapping[str, str]]]) -> LabelIndex:
         """This index with the (old, new) maps of the clusters at these positions swapped; the position
@@ -329,6 +362,10 @@ class DecisionIndex:
                 by_placement[key] = kept + [d for d in added if _owner(d) == key]
         kept_decisions = (d for d in self.decisions if (d.namespace, d.name) not in changes)
         return DecisionIndex((*kept_decisions, *added), counts, +outside, by_placement)
+
+
+def _name(cluster: ManagedCluster) -> str:
+    return cluster.name
 
 
 def _replaced(items: Mapping[Any, Any], changes: Mapping[Any, Any]) -> dict[Any, Any]:
@@ -492,41 +529,85 @@ class OcmInventory:
         clusters by name, sets by name, and bindings, scores and PlacementDecisions by (namespace, name),
         on top of this inventory's current decisions.
 
-        When the cluster names stay, so do the positions: unchanged objects and columns are shared, and
-        each cached column the change reaches is copied and patched at the changed positions. An added or
-        removed cluster shifts positions: the inventory is then built again from the objects in memory
-        (its columns are built again on first use)."""
+        Unchanged objects and columns are shared; each cached column the change reaches is copied and
+        patched at the changed positions. Adds and removes shift positions: the columns are first moved
+        to the new positions (`positions.Shift`), the added clusters then patched in like changed ones."""
         if not (clusters or cluster_sets or bindings or add_on_scores or decisions):
             return self
-        sets = _replaced(self.cluster_sets, cluster_sets)
-        binding_list = tuple(_replaced({(b.namespace, b.name): b for b in self.bindings}, bindings).values())
+        base, fresh = self, set()
+        removed = {name for name, cluster in clusters.items() if cluster is None and name in self.position}
+        added = [
+            name for name, cluster in clusters.items() if cluster is not None and name not in self.position
+        ]
+        if removed or added:
+            base = self._shifted(removed, added)
+            fresh = {base.position[name] for name in added}
         scores = _replaced(self.add_on_scores, add_on_scores)
-        if any((name in self.position) != (cluster is not None) for name, cluster in clusters.items()):
-            kept = [c for c in self.clusters if c.name not in clusters]
-            added = (c for c in clusters.values() if c is not None)
-            held = _replaced({(d.namespace, d.name): d for d in self.decisions}, decisions).values()
-            return OcmInventory([*kept, *added], sets.values(), binding_list, scores.values(), held)
-        changed = {self.position[name]: cluster for name, cluster in clusters.items() if cluster is not None}
-        patched = copy.copy(self)
-        listed = list(self.clusters)
+        # the scores of added clusters (stored before them) join the add-on columns with them
+        score_changes = {
+            **{
+                (name, resource): scores.get((name, resource)) for name in added for resource in self._add_ons
+            },
+            **add_on_scores,
+        }
+        changed = {base.position[name]: cluster for name, cluster in clusters.items() if cluster is not None}
+        patched = copy.copy(base)
+        listed = list(base.clusters)
         for position, cluster in changed.items():
             listed[position] = cluster
         patched.clusters = tuple(listed)
-        patched.cluster_sets, patched.bindings, patched.add_on_scores = sets, binding_list, scores
+        patched.cluster_sets = _replaced(self.cluster_sets, cluster_sets)
+        patched.bindings = tuple(
+            _replaced({(b.namespace, b.name): b for b in self.bindings}, bindings).values()
+        )
+        patched.add_on_scores = scores
         patched._decisions_lock = Lock()
-        patched._decision_index = self.decision_index().patched(decisions, self.position)
-        self._patch_columns(patched, changed, set(cluster_sets), bool(bindings), add_on_scores)
+        patched._decision_index = base.decision_index().patched(decisions, base.position)
+        base._patch_columns(patched, changed, fresh, set(cluster_sets), bool(bindings), score_changes)
         return patched
+
+    def _shifted(self, removed: set[str], added: Sequence[str]) -> OcmInventory:
+        """This inventory without the `removed` clusters and with a placeholder (a cluster with only a
+        name) for each `added` one, its cached columns moved to the new positions."""
+        shifted = copy.copy(self)
+        kept = [cluster for cluster in self.clusters if cluster.name not in removed]
+        shifted.clusters = tuple(sorted([*kept, *(ManagedCluster(name) for name in added)], key=_name))
+        shifted.names = tuple(cluster.name for cluster in shifted.clusters)
+        shifted.position = {name: i for i, name in enumerate(shifted.names)}
+        shift = Shift.between(self.names, shifted.position)
+        # decisions are counted again over the new positions on first use
+        shifted._initial_decisions, shifted._decision_index = self.decisions, None
+        shifted._decisions_lock = Lock()
+        cached = self.__dict__
+        for name in ("deleting", "labels", "claims", "taints"):
+            shifted.__dict__.pop(name, None)
+        if "deleting" in cached:
+            shifted.__dict__["deleting"] = shift.column(self.deleting, False)
+        for name in ("labels", "claims"):
+            if name in cached:
+                shifted.__dict__[name] = cached[name].shifted(shift)
+        if "taints" in cached:
+            shifted.__dict__["taints"] = self.taints.shifted(shift)
+        shifted._set_masks = {name: shift.column(mask, False) for name, mask in self._set_masks.items()}
+        shifted._resources = {
+            name: ResourceColumn(shift.column(column.allocatable, 0.0), shift.column(column.eligible, False))
+            for name, column in self._resources.items()
+        }
+        shifted._add_ons = {name: column.shifted(shift) for name, column in self._add_ons.items()}
+        shifted._projections = {key: codes.shifted(shift) for key, codes in self._projections.items()}
+        return shifted
 
     def _patch_columns(
         self,
         patched: OcmInventory,
         changed: Mapping[int, ManagedCluster],
+        fresh: set[int],
         sets_changed: set[str],
         bindings_changed: bool,
         add_on_scores: Mapping[tuple[str, str], AddOnPlacementScore | None],
     ) -> None:
-        """Give `patched` this inventory's cached columns, patched where `changed` and the scores reach."""
+        """Give `patched` this inventory's cached columns, patched where `changed` and the scores reach;
+        at the `fresh` positions (placeholders of added clusters) every column is patched."""
         old = self.clusters
         cached = self.__dict__
         for name in ("deleting", "labels", "claims", "taints", "bindings_by_namespace"):
@@ -536,16 +617,22 @@ class OcmInventory:
             for position, cluster in changed.items():
                 deleting[position] = cluster.is_deleting
             patched.__dict__["deleting"] = deleting
-        relabelled = {p: (old[p].labels, c.labels) for p, c in changed.items() if c.labels != old[p].labels}
+        relabelled = {
+            p: (old[p].labels, c.labels)
+            for p, c in changed.items()
+            if p in fresh or c.labels != old[p].labels
+        }
         if "labels" in cached:
             patched.__dict__["labels"] = self.labels.patched(relabelled) if relabelled else self.labels
         if "claims" in cached:
             claimed = {
-                p: (old[p].claim_map, c.claim_map) for p, c in changed.items() if c.claims != old[p].claims
+                p: (old[p].claim_map, c.claim_map)
+                for p, c in changed.items()
+                if p in fresh or c.claims != old[p].claims
             }
             patched.__dict__["claims"] = self.claims.patched(claimed) if claimed else self.claims
         if "taints" in cached:
-            tainted = {p: c.taints for p, c in changed.items() if c.taints != old[p].taints}
+            tainted = {p: c.taints for p, c in changed.items() if p in fresh or c.taints != old[p].taints}
             patched.__dict__["taints"] = self.taints.patched(tainted) if tainted else self.taints
         if "bindings_by_namespace" in cached and not bindings_changed:
             patched.__dict__["bindings_by_namespace"] = self.bindings_by_namespace
