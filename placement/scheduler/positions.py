@@ -7,7 +7,9 @@ positions of added clusters at a fill value for the caller to patch (they are pl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import bisect
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -20,17 +22,34 @@ GONE = -1
 
 @dataclass(frozen=True, slots=True)
 class Shift:
-    """`moved[old position]`: the cluster's new position, or GONE; `size`: the new number of clusters."""
+    """`moved[old position]`: the cluster's new position, or GONE; `names`: the new sorted names, and
+    `added`: the new position of each added name."""
 
     moved: np.ndarray
-    size: int
+    names: tuple[str, ...]
+    added: dict[str, int]
 
     @classmethod
-    def between(cls, old_names: Sequence[str], new_position: Mapping[str, int]) -> Shift:
-        moved = np.fromiter(
-            (new_position.get(n, GONE) for n in old_names), dtype=np.int64, count=len(old_names)
-        )
-        return cls(moved, len(new_position))
+    def of(cls, names: Sequence[str], removed: Iterable[int], added: Iterable[str]) -> Shift:
+        """Remove the clusters at positions `removed` from the sorted `names` and insert the `added` ones
+        (names not among them); positions are counted, not looked up, so a shift costs numpy steps plus
+        a list copy, not a dict of every name."""
+        gone = np.asarray(sorted(removed), dtype=np.int64)
+        inserted = sorted(added)
+        slots = np.asarray([bisect.bisect_left(names, name) for name in inserted], dtype=np.int64)
+        old = np.arange(len(names), dtype=np.int64)
+        moved = old - np.searchsorted(gone, old, side="left") + np.searchsorted(slots, old, side="right")
+        moved[gone] = GONE
+        new_names = list(names)
+        for position in reversed(gone.tolist()):
+            del new_names[position]
+        for name in inserted:
+            bisect.insort(new_names, name)
+        return cls(moved, tuple(new_names), {name: bisect.bisect_left(new_names, name) for name in inserted})
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
 
     def column(self, old: np.ndarray, fill: Any) -> np.ndarray:
         """`old` at the new positions, `fill` at the added ones; a new array, read-only if `old` was."""
@@ -48,7 +67,9 @@ class Shift:
 
     def keys(self, items: Mapping[int, T]) -> dict[int, T]:
         """`items` keyed by new positions, the removed left out."""
-        return {int(self.moved[old]): item for old, item in items.items() if self.moved[old] >= 0}
+        new = self.moved[np.fromiter(items, dtype=np.int64, count=len(items))]
+        kept = new >= 0
+        return dict(zip(new[kept].tolist(), itertools.compress(items.values(), kept.tolist()), strict=True))
 
     def listed(self, old: Sequence[T], fill: T) -> list[T]:
         """A list per position at the new positions, `fill` at the added ones."""

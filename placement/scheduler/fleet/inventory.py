@@ -113,12 +113,14 @@ class FleetInventory:
         name) for each `added` one, its cached columns moved to the new positions; a label column that
         loses a value is built again (on the placeholders, patched after)."""
         shifted = copy.copy(self)
-        kept = [cluster for cluster in self.clusters if cluster.name not in removed]
-        placeholders = (MemberCluster(name) for name in added)
-        shifted.clusters = tuple(sorted([*kept, *placeholders], key=lambda cluster: cluster.name))
-        shifted.names = tuple(cluster.name for cluster in shifted.clusters)
-        shifted.index = {name: i for i, name in enumerate(shifted.names)}
-        shift = Shift.between(self.names, shifted.index)
+        shift = Shift.of(self.names, (self.index[name] for name in removed), added)
+        # every position the fill holds is an added cluster's, given its placeholder next
+        listed = shift.listed(self.clusters, MemberCluster(""))
+        for name, position in shift.added.items():
+            listed[position] = MemberCluster(name)
+        shifted.clusters = tuple(listed)
+        shifted.names = shift.names
+        shifted.index = dict(zip(shift.names, range(shift.size), strict=True))
         shifted.taints = self.taints.shifted(shift)[0]
         shifted._labels = {}
         for key, column in self._labels.items():

@@ -364,10 +364,6 @@ class DecisionIndex:
         return DecisionIndex((*kept_decisions, *added), counts, +outside, by_placement)
 
 
-def _name(cluster: ManagedCluster) -> str:
-    return cluster.name
-
-
 def _replaced(items: Mapping[Any, Any], changes: Mapping[Any, Any]) -> dict[Any, Any]:
     """A copy of `items` with `changes` applied (a None value removes its key)."""
     out = dict(items)
@@ -570,11 +566,14 @@ class OcmInventory:
         """This inventory without the `removed` clusters and with a placeholder (a cluster with only a
         name) for each `added` one, its cached columns moved to the new positions."""
         shifted = copy.copy(self)
-        kept = [cluster for cluster in self.clusters if cluster.name not in removed]
-        shifted.clusters = tuple(sorted([*kept, *(ManagedCluster(name) for name in added)], key=_name))
-        shifted.names = tuple(cluster.name for cluster in shifted.clusters)
-        shifted.position = {name: i for i, name in enumerate(shifted.names)}
-        shift = Shift.between(self.names, shifted.position)
+        shift = Shift.of(self.names, (self.position[name] for name in removed), added)
+        # every position the fill holds is an added cluster's, given its placeholder next
+        listed = shift.listed(self.clusters, ManagedCluster(""))
+        for name, position in shift.added.items():
+            listed[position] = ManagedCluster(name)
+        shifted.clusters = tuple(listed)
+        shifted.names = shift.names
+        shifted.position = dict(zip(shift.names, range(shift.size), strict=True))
         # decisions are counted again over the new positions on first use
         shifted._initial_decisions, shifted._decision_index = self.decisions, None
         shifted._decisions_lock = Lock()
