@@ -16,6 +16,7 @@ from inventory import kinds, memberships
 from inventory.kinds import KindHandler
 from inventory.models import Hub
 from inventory.objects import OCM_GROUP, InvalidManifest, Row
+from placement import service
 from placement.models import (
     CRP_LABEL,
     PLACEMENT_LABEL,
@@ -125,6 +126,8 @@ def load(hub_name: str, server_url: str, rows: Iterable[Row]) -> LoadReport:
         _, created = row.model._default_manager.update_or_create(hub=hub, **row.lookup, defaults=row.values)
         (report.created if created else report.updated)[row.model.__name__] += 1
     memberships.rebuild(hub)
+    # the rows were written past the change hook: every process builds its snapshot of the hub again
+    service.invalidate_snapshot(hub.pk)
     hub.last_synced_at = hub.last_good_sync_at = timezone.now()
     hub.last_sync_error = ""
     hub.save(update_fields=["last_synced_at", "last_good_sync_at", "last_sync_error"])

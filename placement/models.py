@@ -265,6 +265,42 @@ class HubInventoryVersion(models.Model):
         return f"{self.hub_id}@{self.version}"
 
 
+class HubChangeEntry(models.Model):
+    """One scheduler input a recorded hub change touched, under the inventory version that change made.
+
+    Written in the transaction that writes the rows and bumps the version, so a process that sees a
+    version sees its entries: a process holding an older snapshot reads the entries after its version
+    and reloads only the rows they name (`placement.service.hub_snapshot`). Every version has at least
+    one entry (`NOTHING` when the change touched no input), so a missing version tells that entries were
+    pruned and the snapshot must be built again.
+    """
+
+    class Kind(models.TextChoices):
+        CLUSTER = "cluster", "ManagedCluster"
+        MEMBER_CLUSTER = "member", "MemberCluster"
+        CLUSTER_SET = "set", "ManagedClusterSet"
+        BINDING = "binding", "ManagedClusterSetBinding"
+        SCORE = "score", "AddOnPlacementScore"
+        DECISION = "decision", "PlacementDecision"
+        RESOURCE_BINDING = "crb", "ClusterResourceBinding"
+        # which PlacementDecisions count as the hub's may have changed: read them all again
+        DECISIONS = "decisions", "every PlacementDecision"
+        EVERYTHING = "all", "everything (build the snapshot again)"
+        NOTHING = "none", "no scheduler input"
+
+    hub = models.ForeignKey(Hub, on_delete=models.CASCADE, related_name="+")
+    version = models.BigIntegerField()
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["hub", "version"], name="placement_change_hub_version")]
+
+    def __str__(self) -> str:
+        return f"{self.hub_id}@{self.version} {self.kind} {self.namespace}/{self.name}"
+
+
 class RolloutObject(models.Model):
     """Fields every rollout kind shares: its hub, who owns it, and the object as Kubernetes stores it."""
 

@@ -1,7 +1,8 @@
 """The placement service: evaluate placements on a hub's current inventory, store what they decide.
 
 - `hub_snapshot(hub)`: the scheduler inventories of one hub, built once from the rows and cached per
-  process until the hub's data changes (`invalidate_snapshot`, called by the change recorder).
+  process; when the hub's data changes (`invalidate_snapshot`, called by the change recorder, journals
+  what changed) each process patches its snapshot with only the changed rows (`placement.journal`).
 - `evaluate`: pure; what the scheduler decides now, optionally for another spec (what-if).
 - `reschedule`: evaluate and store as upstream stores it: dashboard-owned placements get
   PlacementDecisions / ClusterResourceBindings, conditions, events and history; hub-owned ones (the
@@ -18,16 +19,17 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import models, transaction
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
 from inventory import audit, scheduler_inputs
+from inventory.changes import scheduler_view
 from inventory.models import (
     AddOnPlacementScore,
     Hub,
@@ -35,7 +37,7 @@ from inventory.models import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
 )
-from placement import access, history
+from placement import access, history, journal
 from placement.models import (
     PLACEMENT_LABEL,
     ClusterResourceBinding,
@@ -58,6 +60,9 @@ from placement.scheduler.ocm.inventory import OcmInventory
 from placement.scheduler.ocm.report import OcmScheduleResult
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
+M = TypeVar("M", bound=models.Model)
+Kind = journal.Kind
 
 ScheduleResult = OcmScheduleResult | FleetScheduleResult
 Parsed = ocm.Placement | fleet.ClusterResourcePlacement
@@ -92,6 +97,15 @@ class HubSnapshot:
     # the ones it was built with; past this moment it could call a member stale that is not, and is built
     # again.
     fresh_until: datetime | None = None
+    # validUntil of every AddOnPlacementScore that has one, by (namespace, name): what a patch takes out
+    # of `score_expiries` when the score changes
+    score_moments: dict[tuple[str, str], datetime] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        """The hub's inventory version this snapshot holds."""
+        version: int = self.key[2]
+        return version
 
     def fresh_at(self, now: datetime) -> bool:
         return self.fresh_until is None or now < self.fresh_until
@@ -111,14 +125,10 @@ _snapshots: dict[int, HubSnapshot] = {}
 _snapshots_lock = threading.Lock()
 
 
-def invalidate_snapshot(hub_id: int) -> None:
-    """The hub's inputs changed: every process rebuilds its snapshot on next use."""
-    if not HubInventoryVersion.objects.filter(hub_id=hub_id).update(version=F("version") + 1):
-        try:
-            with transaction.atomic():
-                HubInventoryVersion.objects.create(hub_id=hub_id, version=1)
-        except IntegrityError:  # created meanwhile by another process
-            HubInventoryVersion.objects.filter(hub_id=hub_id).update(version=F("version") + 1)
+def invalidate_snapshot(hub_id: int, touched: Iterable[journal.Identity] | None = None) -> None:
+    """The hub's inputs `touched` changed (None: any of them), in the caller's transaction: every process
+    patches its snapshot with those on next use (or builds it again when they are not named)."""
+    journal.record(hub_id, touched)
 
 
 def forget_snapshots() -> None:
@@ -129,21 +139,31 @@ def forget_snapshots() -> None:
 
 def _snapshot_key(hub: Hub) -> tuple[Any, ...]:
     version = HubInventoryVersion.objects.filter(hub_id=hub.pk).values_list("version", flat=True).first()
-    # created tells a reused primary key apart; last_synced_at catches loads that bypass the change hook
-    last_synced = Hub.objects.filter(pk=hub.pk).values_list("last_synced_at", flat=True).first()
-    return (hub.pk, hub.created, version or 0, last_synced)
+    # created tells a reused primary key apart
+    return (hub.pk, hub.created, version or 0)
+
+
+# A catch-up reloading more inputs than this share of the snapshot's objects builds it again instead.
+CATCH_UP_SHARE = 0.1
+# ... but a small hub catches up on this many inputs whatever its size.
+CATCH_UP_MINIMUM = 100
 
 
 def hub_snapshot(hub: Hub, now: datetime | None = None) -> HubSnapshot:
-    """The hub's OCM and Fleet inventories and Fleet bindings; built once per hub state, then reused
-    until a heartbeat it holds goes stale (for a scheduler run at `now`)."""
+    """The hub's OCM and Fleet inventories and Fleet bindings: built once, then patched with the rows
+    each later version changed (`journal.since`), and built again when a heartbeat it holds goes stale
+    (for a scheduler run at `now`) or the journal cannot say what changed."""
     key = _snapshot_key(hub)
     now = _now(now)
     with _snapshots_lock:
         cached = _snapshots.get(hub.pk)
         if cached is not None and cached.key == key and cached.fresh_at(now):
             return cached
-    snapshot = _build_snapshot(hub, key, now)
+    snapshot = None
+    if cached is not None and cached.key[:2] == key[:2] and cached.version < key[2] and cached.fresh_at(now):
+        snapshot = _caught_up(hub, cached, key, now)
+    if snapshot is None:
+        snapshot = _build_snapshot(hub, key, now)
     with _snapshots_lock:
         _snapshots[hub.pk] = snapshot
     return snapshot
@@ -200,9 +220,11 @@ def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapsho
     for binding in _converted(ClusterResourceBinding.objects.filter(hub=hub), _binding):
         bindings.setdefault(binding.placement_name, []).append(binding)
     expiries: dict[str, list[datetime]] = {}
+    moments = {}
     for score in scores:
         if score.valid_until is not None:
             expiries.setdefault(score.name, []).append(score.valid_until)
+            moments[(score.namespace, score.name)] = score.valid_until
     members = _converted(
         clusters.filter(kind=ManagedCluster.Kind.MEMBER_CLUSTER), scheduler_inputs.member_cluster
     )
@@ -213,28 +235,175 @@ def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapsho
         bindings,
         {name: sorted(moments) for name, moments in expiries.items()},
         _fresh_until(members, now),
+        moments,
     )
+
+
+def _caught_up(hub: Hub, cached: HubSnapshot, key: tuple[Any, ...], now: datetime) -> HubSnapshot | None:
+    """`cached` patched with the rows the versions after it changed, or None when the journal cannot
+    say (pruned, or too much changed: building again is then as cheap and simpler)."""
+    size = cached.ocm.size + len(cached.fleet)
+    limit = max(CATCH_UP_MINIMUM, int(size * CATCH_UP_SHARE))
+    delta = journal.since(hub.pk, cached.version, key[2], limit)
+    if delta is None:
+        return None
+    rows = ManagedCluster.objects.filter(hub=hub)
+    clusters = _converted_by_identity(
+        _by_identity(rows.filter(kind=ManagedCluster.Kind.MANAGED_CLUSTER), delta[Kind.CLUSTER]),
+        delta[Kind.CLUSTER],
+        scheduler_inputs.managed_cluster,
+    )
+    members = _converted_by_identity(
+        _by_identity(rows.filter(kind=ManagedCluster.Kind.MEMBER_CLUSTER), delta[Kind.MEMBER_CLUSTER]),
+        delta[Kind.MEMBER_CLUSTER],
+        scheduler_inputs.member_cluster,
+    )
+    sets = _reloaded(ManagedClusterSet, hub, delta[Kind.CLUSTER_SET], scheduler_inputs.cluster_set)
+    score_rows = _by_identity(AddOnPlacementScore.objects.filter(hub=hub), delta[Kind.SCORE])
+    inventory = cached.ocm.patched(
+        {name: cluster for (_, name), cluster in clusters.items()},
+        {name: cluster_set for (_, name), cluster_set in sets.items()},
+        _reloaded(ManagedClusterSetBinding, hub, delta[Kind.BINDING], scheduler_inputs.cluster_set_binding),
+        _converted_by_identity(score_rows, delta[Kind.SCORE], scheduler_inputs.add_on_score),
+        _reloaded_decisions(hub, delta[Kind.DECISION]),
+    )
+    if delta[Kind.DECISIONS]:
+        inventory.refresh_decisions(_hub_decisions(hub))
+    expiries, moments = _patched_expiries(cached, score_rows, delta[Kind.SCORE])
+    fresh = (_fresh_until([m for m in members.values() if m is not None], now), cached.fresh_until)
+    return HubSnapshot(
+        key,
+        inventory,
+        cached.fleet.patched({name: member for (_, name), member in members.items()}),
+        _patched_bindings(hub, cached.bindings, {name for _, name in delta[Kind.RESOURCE_BINDING]}),
+        expiries,
+        min((moment for moment in fresh if moment is not None), default=None),
+        moments,
+    )
+
+
+Identities = set[tuple[str, str]]
+
+
+def _by_identity(rows: QuerySet[M], identities: Identities) -> list[M]:
+    """The rows named by these (namespace, name) identities (namespace "" for cluster-scoped kinds)."""
+    if not identities:
+        return []
+    names = {name for _, name in identities}
+    namespaces = {namespace for namespace, _ in identities}
+    found = rows.filter(name__in=names)
+    if namespaces != {""}:
+        found = found.filter(namespace__in=namespaces)
+    return [row for row in found if _identity(row) in identities]
+
+
+def _identity(row: Any) -> tuple[str, str]:
+    """(namespace, name) of a row; namespace "" for a cluster-scoped kind."""
+    return getattr(row, "namespace", ""), row.name
+
+
+def _converted_by_identity(
+    rows: Iterable[Any], identities: Identities, convert: Callable[[Any], T]
+) -> dict[tuple[str, str], T | None]:
+    """Each identity's converted row; None for one without a row or whose row the scheduler cannot read."""
+    found: dict[tuple[str, str], T | None] = dict.fromkeys(identities)
+    for row in rows:
+        found[_identity(row)] = scheduler_view(row, convert)
+    return found
+
+
+def _reloaded(
+    model: type[models.Model], hub: Hub, identities: Identities, convert: Callable[[Any], T]
+) -> dict[tuple[str, str], T | None]:
+    rows = _by_identity(model._default_manager.filter(hub=hub), identities)
+    return _converted_by_identity(rows, identities, convert)
+
+
+def _reloaded_decisions(
+    hub: Hub, identities: Identities
+) -> dict[tuple[str, str], ocm.PlacementDecision | None]:
+    """These PlacementDecisions as `_hub_decisions` reads them (None: gone, or a published copy)."""
+    found: dict[tuple[str, str], ocm.PlacementDecision | None] = dict.fromkeys(identities)
+    if not identities:
+        return found
+    published = _published(hub)
+    rows = PlacementDecision.objects.filter(hub=hub, name__in={name for _, name in identities})
+    for owner, namespace, name, labels, entries in rows.values_list(
+        "owner", "namespace", "name", "labels", "decisions"
+    ):
+        if (namespace, name) in identities and not _published_copy(hub, published, owner, namespace, labels):
+            found[(namespace, name)] = _decision(namespace, name, labels, entries)
+    return found
+
+
+def _patched_bindings(
+    hub: Hub, bindings: Mapping[str, list[FleetBinding]], names: set[str]
+) -> dict[str, list[FleetBinding]]:
+    """The Fleet bindings by CRP with the ClusterResourceBindings called `names` read again; a copy."""
+    patched = dict(bindings)
+    if not names:
+        return patched
+    for crp, own in bindings.items():
+        if any(binding.name in names for binding in own):
+            patched[crp] = [binding for binding in own if binding.name not in names]
+    rows = ClusterResourceBinding.objects.filter(hub=hub, name__in=names)
+    for binding in _converted(rows, _binding):
+        patched[binding.placement_name] = [*patched.get(binding.placement_name, []), binding]
+    return patched
+
+
+def _patched_expiries(
+    cached: HubSnapshot, rows: Iterable[AddOnPlacementScore], identities: Identities
+) -> tuple[dict[str, list[datetime]], dict[tuple[str, str], datetime]]:
+    """`score_expiries` and `score_moments` with the scores named by `identities` (their `rows`) taken out
+    and put back; lists are copied before they change."""
+    expiries, moments = dict(cached.score_expiries), dict(cached.score_moments)
+    copied: set[str] = set()
+
+    def own(name: str) -> list[datetime]:
+        """The expiry list of add-on resource `name`, copied once before it changes."""
+        if name not in copied:
+            expiries[name] = list(expiries.get(name, []))
+            copied.add(name)
+        return expiries[name]
+
+    for identity in identities:
+        if (moment := moments.pop(identity, None)) is not None:
+            own(identity[1]).remove(moment)
+    for row in rows:
+        if row.valid_until is not None:
+            bisect.insort(own(row.name), row.valid_until)
+            moments[_identity(row)] = row.valid_until
+    return {name: listed for name, listed in expiries.items() if listed}, moments
 
 
 def _hub_decisions(hub: Hub) -> list[ocm.PlacementDecision]:
     """Every PlacementDecision of the hub, except published copies of our own (counted once, as ours)."""
-    published: set[str] = set()
-    if hub.publish_namespace:
-        published = set(
-            Placement.objects.filter(
-                hub=hub, owner=Owner.DASHBOARD, kind=Placement.Kind.PLACEMENT
-            ).values_list("name", flat=True)
-        )
+    published = _published(hub)
     decisions = []
     rows = PlacementDecision.objects.filter(hub=hub).values_list(
         "owner", "namespace", "name", "labels", "decisions"
     )
     for owner, namespace, name, labels, entries in rows:
-        mirrored_copy = owner == Owner.HUB and namespace == hub.publish_namespace
-        if mirrored_copy and labels.get(PLACEMENT_LABEL) in published:
-            continue
-        decisions.append(_decision(namespace, name, labels, entries))
+        if not _published_copy(hub, published, owner, namespace, labels):
+            decisions.append(_decision(namespace, name, labels, entries))
     return decisions
+
+
+def _published(hub: Hub) -> set[str]:
+    """Names of the dashboard's OCM Placements whose decisions the hub holds copies of."""
+    if not hub.publish_namespace:
+        return set()
+    placements = Placement.objects.filter(hub=hub, owner=Owner.DASHBOARD, kind=Placement.Kind.PLACEMENT)
+    return set(placements.values_list("name", flat=True))
+
+
+def _published_copy(
+    hub: Hub, published: set[str], owner: str, namespace: str, labels: Mapping[str, str]
+) -> bool:
+    """Whether a PlacementDecision row is the hub's copy of one the dashboard published."""
+    mirrored = owner == Owner.HUB and namespace == hub.publish_namespace
+    return mirrored and labels.get(PLACEMENT_LABEL) in published
 
 
 def _decision(

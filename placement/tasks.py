@@ -20,7 +20,7 @@ from core.tasks import REDELIVER_IF_LOST
 from inventory.changes import HubChanges
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub
-from placement import service, signals
+from placement import journal, service, signals
 from placement.models import Owner, Placement
 from placement.requeue import requeued
 
@@ -296,7 +296,7 @@ def record_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> 
     rollout's) leaves both alone."""
     if not (hub_changes.inputs_changed() or requeued(hub_changes)):
         return
-    service.invalidate_snapshot(hub_changes.hub_id)
+    service.invalidate_snapshot(hub_changes.hub_id, journal.identities(hub_changes))
     if ids := affected(hub_changes):
         mark_pending(ids, describe(hub_changes))
 

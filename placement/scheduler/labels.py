@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from placement.scheduler.errors import ManifestError
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "In", "NotIn", "Exists", "DoesNotExist"
@@ -383,3 +385,17 @@ def parse_selector_query(text: str | None) -> LabelSelector:
     if any(not term for term in terms):
         raise SelectorError("labelSelector", f"empty requirement in {text!r}")
     return LabelSelector(match_expressions=tuple(_query_requirement(term) for term in terms))
+
+
+def patched_mask(
+    mask: np.ndarray, selector: LabelSelector, labels: Mapping[int, Mapping[str, str]]
+) -> np.ndarray:
+    """A selector's read-only `mask` with the clusters at these positions matched again on their new
+    labels; `mask` itself is left as it is (a reader may hold it)."""
+    if not labels:
+        return mask
+    patched = mask.copy()
+    for position, own in labels.items():
+        patched[position] = selector.matches(own)
+    patched.flags.writeable = False
+    return patched

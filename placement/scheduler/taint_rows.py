@@ -8,11 +8,13 @@ operations instead of a Python loop over the tainted clusters.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 import numpy as np
+
+from placement.scheduler.positions import Shift
 
 T = TypeVar("T", bound=Hashable)
 # the code of a string no taint holds: no row has it, so comparing with it matches nothing
@@ -68,6 +70,61 @@ class TaintRows:
         kinds, kind = _codes((taint.key, taint.value, taint.effect) for _, taint in rows)
         owner = np.asarray([position for position, _ in rows], dtype=np.int64)
         return cls(owner, key, value, effect, kind, keys, values, effects, list(kinds))
+
+    def patched(self, taints: Mapping[int, Sequence[TaintFields]]) -> tuple[TaintRows, np.ndarray]:
+        """These rows with the taints of the clusters at the positions of `taints` replaced (positions
+        stay), and per new row the old row it copies (-1: a row of a replaced cluster). Rows stay in
+        cluster order; strings no row held before get new codes, so codes differ from a fresh `build`'s
+        while every comparison answers alike. Nothing of `self` is changed."""
+        positions = sorted(taints)
+        starts = np.searchsorted(self.owner, positions, side="left")
+        ends = np.searchsorted(self.owner, positions, side="right")
+        pieces, cursor = [], 0
+        for position, start, end in zip(positions, starts.tolist(), ends.tolist(), strict=True):
+            pieces += [np.arange(cursor, start), np.full(len(taints[position]), -1)]
+            cursor = end
+        pieces.append(np.arange(cursor, len(self)))
+        source = np.concatenate(pieces).astype(np.int64)
+        fresh = source < 0
+        added = [(position, taint) for position in positions for taint in taints[position]]
+        keys, values, effects = dict(self.keys), dict(self.values), dict(self.effects)
+        kinds = {kind: code for code, kind in enumerate(self.kinds)}
+
+        def column(old: np.ndarray, new: Iterable[int]) -> np.ndarray:
+            out = np.empty(len(source), dtype=np.int64)
+            out[~fresh] = old[source[~fresh]]
+            out[fresh] = np.fromiter(new, dtype=np.int64, count=len(added))
+            return out
+
+        rows = TaintRows(
+            column(self.owner, (position for position, _ in added)),
+            column(self.key, (keys.setdefault(t.key, len(keys)) for _, t in added)),
+            column(self.value, (values.setdefault(t.value, len(values)) for _, t in added)),
+            column(self.effect, (effects.setdefault(t.effect, len(effects)) for _, t in added)),
+            column(self.kind, (kinds.setdefault((t.key, t.value, t.effect), len(kinds)) for _, t in added)),
+            keys,
+            values,
+            effects,
+            list(kinds),
+        )
+        return rows, source
+
+    def shifted(self, shift: Shift) -> tuple[TaintRows, np.ndarray]:
+        """These rows with their owners moved to new positions (rows of removed clusters dropped), and
+        the mask of the rows kept."""
+        kept = shift.moved[self.owner] >= 0
+        rows = TaintRows(
+            shift.moved[self.owner[kept]],
+            self.key[kept],
+            self.value[kept],
+            self.effect[kept],
+            self.kind[kept],
+            self.keys,
+            self.values,
+            self.effects,
+            self.kinds,
+        )
+        return rows, kept
 
     def __len__(self) -> int:
         return len(self.owner)

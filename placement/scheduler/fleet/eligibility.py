@@ -7,13 +7,14 @@ the same rule (`_reason`) over the columns, without going back to the cluster ob
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
 from placement.scheduler.fleet.types import AGENT_HEALTHY, AGENT_JOINED, MemberCluster
+from placement.scheduler.positions import Shift
 from placement.scheduler.timeutil import ZERO_TIME
 
 HEARTBEAT_TIMEOUT = timedelta(minutes=5)
@@ -129,6 +130,34 @@ class EligibilityColumns:
             np.array([f.unhealthy for f in facts], dtype=bool),
             np.array([f.transition for f in facts], dtype=np.int64),
             np.array([f.early is not None or f.late is not None for f in facts], dtype=bool),
+        )
+
+    def patched(self, clusters: Mapping[int, MemberCluster]) -> EligibilityColumns:
+        """These columns with the clusters at these indices read again; copies, never changes `self`."""
+        columns = tuple(np.copy(column) for column in self._columns())
+        for index, cluster in clusters.items():
+            facts = _Facts.of(cluster)
+            static = facts.early is not None or facts.late is not None
+            values = (facts.early, facts.heartbeat, facts.late, facts.unhealthy, facts.transition, static)
+            for column, value in zip(columns, values, strict=True):
+                column[index] = value
+        return EligibilityColumns(*columns)
+
+    def shifted(self, shift: Shift) -> EligibilityColumns:
+        """These columns at new positions; an added cluster's entries are to be patched."""
+        fills = (None, 0, None, False, 0, True)
+        return EligibilityColumns(
+            *(shift.column(column, fill) for column, fill in zip(self._columns(), fills, strict=True))
+        )
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.early,
+            self.heartbeat,
+            self.late,
+            self.unhealthy,
+            self.transition,
+            self.static_ineligible,
         )
 
     def ineligible(self, now: datetime, candidates: np.ndarray) -> np.ndarray:

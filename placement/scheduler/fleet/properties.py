@@ -11,13 +11,14 @@ The rollout planner imports `property_text` / `property_quantity`; keep their si
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
 from placement.scheduler.fleet.types import MemberCluster, SchedulingError
+from placement.scheduler.positions import Shift
 from placement.scheduler.quantity import QuantityError, approx_float, parse_quantity
 
 RESOURCE_PROPERTY_PREFIX = "resources.kubernetes-fleet.io/"
@@ -131,18 +132,56 @@ class PropertyColumn:
         if name.startswith(RESOURCE_PROPERTY_PREFIX):
             name_error = resource_property_error(name[len(RESOURCE_PROPERTY_PREFIX) :])
         texts: list[str | None] = [None] * count
-        if name_error is None:
-            for index, cluster in enumerate(clusters):
-                text = property_text(cluster, name)
-                if text is None:
-                    continue
-                texts[index] = text
-                try:
-                    approx[index] = approx_float(text)
-                    present[index] = True
-                except QuantityError:
-                    invalid[index] = True
-        return cls(name, names, texts, present, invalid, approx, name_error)
+        column = cls(name, names, texts, present, invalid, approx, name_error)
+        column._read(enumerate(clusters))
+        return column
+
+    def _read(self, clusters: Iterable[tuple[int, MemberCluster]]) -> None:
+        """Fill the entries of these (index, cluster) pairs (of a column being built)."""
+        if self.name_error is not None:
+            return
+        for index, cluster in clusters:
+            text = self.texts[index] = property_text(cluster, self.name)
+            self.present[index] = self.invalid[index] = False
+            self.approx[index] = np.nan
+            if text is None:
+                continue
+            try:
+                self.approx[index] = approx_float(text)
+                self.present[index] = True
+            except QuantityError:
+                self.invalid[index] = True
+
+    def shifted(self, shift: Shift, cluster_names: Sequence[str]) -> PropertyColumn:
+        """This column at new positions (of clusters `cluster_names`); added clusters are read in by
+        `patched`."""
+        return PropertyColumn(
+            self.name,
+            cluster_names,
+            shift.listed(self.texts, None),
+            shift.column(self.present, False),
+            shift.column(self.invalid, False),
+            shift.column(self.approx, np.nan),
+            self.name_error,
+            shift.keys(self._exact),
+        )
+
+    def patched(self, clusters: Mapping[int, MemberCluster]) -> PropertyColumn:
+        """This column with the clusters at these indices read again (same names, same positions);
+        copies, so a reader of this column keeps seeing it unchanged."""
+        exact = {index: value for index, value in self._exact.items() if index not in clusters}
+        column = PropertyColumn(
+            self.name,
+            self.cluster_names,
+            list(self.texts),
+            self.present.copy(),
+            self.invalid.copy(),
+            self.approx.copy(),
+            self.name_error,
+            exact,
+        )
+        column._read(clusters.items())
+        return column
 
     def error_at(self, index: int) -> PropertyError:
         """The error reading this property on the cluster at `index` raises upstream."""

@@ -5,6 +5,10 @@ Clusters are kept sorted by name, so a cluster's position is also its rank in Go
 needs per cluster is a numpy column built lazily on first use (taints as one row per taint);
 per-placement work then touches only arrays, plus Python objects for the selected clusters.
 
+A hub's change becomes a new inventory through `patched`, which reuses every object and column the
+change leaves alone and copies the columns it touches before patching them at the changed positions,
+so a reader still holding the old inventory keeps seeing it whole.
+
 PlacementDecisions are the one input that changes under a long-lived inventory: a service shares one
 inventory between worker threads and replaces a placement's decisions as it stores them, as an informer
 cache would (`replace_decisions`, `refresh_decisions`). They live in one immutable `DecisionIndex`
@@ -14,16 +18,27 @@ their grouping by placement from the same moment, and concurrent replacements ne
 
 from __future__ import annotations
 
+import copy
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from threading import Lock
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
-from placement.scheduler.labels import DOES_NOT_EXIST, EXISTS, IN, NOT_IN, LabelSelector, Requirement
+from placement.scheduler.labels import (
+    DOES_NOT_EXIST,
+    EXISTS,
+    IN,
+    NOT_IN,
+    LabelSelector,
+    Requirement,
+    patched_mask,
+)
 from placement.scheduler.ocm.clustersets import cluster_set_selector
 from placement.scheduler.ocm.types import (
     PLACEMENT_LABEL,
@@ -32,11 +47,16 @@ from placement.scheduler.ocm.types import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
     PlacementDecision,
+    Taint,
 )
+from placement.scheduler.positions import Shift
 from placement.scheduler.quantity import approx_float
 from placement.scheduler.taint_rows import TaintRows
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NOTHING: Mapping[Any, Any] = MappingProxyType({})
+# what a cluster position shows a projection, given the inventory it belongs to
+Projection = Callable[["OcmInventory", int], Hashable]
 _MICROSECOND = timedelta(microseconds=1)
 
 
@@ -63,6 +83,40 @@ class AddOnColumn:
     objects: dict[int, AddOnPlacementScore]
     _scores: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
+    def shifted(self, shift: Shift) -> AddOnColumn:
+        """This column with its clusters at new positions; added clusters have no score yet."""
+        column = AddOnColumn(
+            shift.column(self.present, False),
+            shift.column(self.has_valid_until, False),
+            shift.column(self.valid_until_us, 0),
+            shift.keys(self.objects),
+        )
+        for score_name, (values, found) in self._scores.items():
+            column._scores[score_name] = (shift.column(values, 0), shift.column(found, False))
+        return column
+
+    def patched(self, scores: Mapping[int, AddOnPlacementScore | None]) -> AddOnColumn:
+        """This column with the scores at these positions replaced (None: removed); copies throughout."""
+        column = AddOnColumn(
+            self.present.copy(), self.has_valid_until.copy(), self.valid_until_us.copy(), dict(self.objects)
+        )
+        for position, score in scores.items():
+            column.present[position] = score is not None
+            column.has_valid_until[position] = score is not None and score.valid_until is not None
+            column.valid_until_us[position] = 0
+            column.objects.pop(position, None)
+            if score is not None:
+                column.objects[position] = score
+                if score.valid_until is not None:
+                    column.valid_until_us[position] = epoch_micros(score.valid_until)
+        for score_name, (values, found) in self._scores.items():
+            values, found = values.copy(), found.copy()
+            for position, score in scores.items():
+                value = None if score is None else score.score(score_name)
+                values[position], found[position] = value or 0, value is not None
+            column._scores[score_name] = (values, found)
+        return column
+
     def score(self, score_name: str, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(values, found) of `score_name`; a repeated score name keeps its last value."""
         if score_name not in self._scores:
@@ -75,6 +129,28 @@ class AddOnColumn:
                     found[position] = True
             self._scores[score_name] = (values, found)
         return self._scores[score_name]
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionCodes:
+    """A projection's code per cluster position (`OcmInventory.projection_codes`) and the table that
+    interned them, kept so a patched inventory codes its changed clusters alike."""
+
+    codes: np.ndarray
+    interned: dict[Hashable, int]
+    projection: Projection
+
+    def shifted(self, shift: Shift) -> ProjectionCodes:
+        """These codes at new positions; an added cluster's code is to be patched."""
+        return ProjectionCodes(shift.column(self.codes, 0), self.interned, self.projection)
+
+    def patched(self, inventory: OcmInventory, positions: Iterable[int]) -> ProjectionCodes:
+        """These codes with the clusters at `positions` of `inventory` (this one patched) coded again."""
+        codes, interned = self.codes.copy(), dict(self.interned)
+        for position in positions:
+            codes[position] = interned.setdefault(self.projection(inventory, position), len(interned))
+        codes.flags.writeable = False
+        return ProjectionCodes(codes, interned, self.projection)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +171,29 @@ class TaintColumns:
             np.asarray([taint.time_added_nanoseconds for taint in taints], dtype=np.int64),
         )
 
+    def shifted(self, shift: Shift) -> TaintColumns:
+        """These columns with their owners at new positions, the rows of removed clusters dropped."""
+        rows, kept = self.rows.shifted(shift)
+        return TaintColumns(rows, self.added_us[kept], self.added_ns[kept])
+
+    def patched(self, taints: Mapping[int, Sequence[Taint]]) -> TaintColumns:
+        """These columns with the taints of the clusters at these positions replaced; copies."""
+        rows, source = self.rows.patched(taints)
+        fresh = source < 0
+        added = [taint for position in sorted(taints) for taint in taints[position]]
+
+        def column(old: np.ndarray, new: Iterable[int]) -> np.ndarray:
+            out = np.empty(len(source), dtype=np.int64)
+            out[~fresh] = old[source[~fresh]]
+            out[fresh] = np.fromiter(new, dtype=np.int64, count=len(added))
+            return out
+
+        return TaintColumns(
+            rows,
+            column(self.added_us, (epoch_micros(taint.time_added) for taint in added)),
+            column(self.added_ns, (taint.time_added_nanoseconds for taint in added)),
+        )
+
 
 class LabelIndex:
     """An inverted index key -> value -> positions, evaluating selectors without a Python loop per cluster."""
@@ -109,6 +208,44 @@ class LabelIndex:
             key: {value: np.asarray(positions, dtype=np.int64) for value, positions in values.items()}
             for key, values in lists.items()
         }
+
+    def shifted(self, shift: Shift) -> LabelIndex:
+        """This index with its positions moved (removed clusters left out; added ones hold no labels yet)."""
+        index: dict[str, dict[str, np.ndarray]] = {}
+        for key, values in self._index.items():
+            moved = {value: shift.positions(positions) for value, positions in values.items()}
+            if kept := {value: positions for value, positions in moved.items() if positions.size}:
+                index[key] = kept
+        shifted = LabelIndex(())
+        shifted.size, shifted._index = shift.size, index
+        return shifted
+
+    def patched(self, changes: Mapping[int, tuple[Mapping[str, str], Mapping[str, str]]]) -> LabelIndex:
+        """This index with the (old, new) maps of the clusters at these positions swapped; the position
+        arrays of the (key, value) pairs they leave or join are rebuilt, every other one is shared."""
+        left: dict[tuple[str, str], list[int]] = defaultdict(list)
+        joined: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for position, (old, new) in changes.items():
+            for key, value in old.items():
+                if new.get(key) != value:
+                    left[(key, value)].append(position)
+            for key, value in new.items():
+                if old.get(key) != value:
+                    joined[(key, value)].append(position)
+        index = dict(self._index)
+        for key in {key for key, _ in (*left, *joined)}:
+            index[key] = dict(index.get(key, {}))
+        for (key, value), positions in left.items():
+            kept = np.setdiff1d(index[key][value], positions, assume_unique=True)
+            if kept.size:
+                index[key][value] = kept
+            else:
+                del index[key][value]
+        for (key, value), positions in joined.items():
+            index[key][value] = np.union1d(index[key].get(value, np.zeros(0, dtype=np.int64)), positions)
+        patched = LabelIndex(())
+        patched.size, patched._index = self.size, {key: values for key, values in index.items() if values}
+        return patched
 
     def _mask(self, key: str, values: Iterable[str] | None) -> np.ndarray:
         """Clusters whose `key` is set (to one of `values`, when given)."""
@@ -196,6 +333,64 @@ class DecisionIndex:
         kept = (d for d in self.decisions if id(d) not in own)
         return DecisionIndex((*kept, *decisions), counts, +outside, by_placement)
 
+    def patched(
+        self, changes: Mapping[tuple[str, str], PlacementDecision | None], position: Mapping[str, int]
+    ) -> DecisionIndex:
+        """This index with the PlacementDecisions named by (namespace, name) in `changes` replaced, added
+        or (None) removed; counts are adjusted, and only the placements these decisions belong to are
+        grouped again."""
+        gone = [d for d in self.decisions if (d.namespace, d.name) in changes]
+        added = [d for d in changes.values() if d is not None]
+        if not gone and not added:
+            return self
+        counts, outside = self.counts.copy(), Counter(self.outside)
+        for sign, group in ((-1, gone), (1, added)):
+            for decision in group:
+                for cluster_name in decision.cluster_names:
+                    index = position.get(cluster_name)
+                    if index is None:
+                        outside[cluster_name] += sign
+                    else:
+                        counts[index] += sign
+        counts.flags.writeable = False
+        by_placement = dict(self.by_placement)
+        for decision in (*gone, *added):
+            placement_name = decision.labels.get(PLACEMENT_LABEL)
+            if placement_name is not None:
+                key = (decision.namespace, placement_name)
+                kept = [d for d in by_placement.get(key, []) if (d.namespace, d.name) not in changes]
+                by_placement[key] = kept + [d for d in added if _owner(d) == key]
+        kept_decisions = (d for d in self.decisions if (d.namespace, d.name) not in changes)
+        return DecisionIndex((*kept_decisions, *added), counts, +outside, by_placement)
+
+
+def _replaced(items: Mapping[Any, Any], changes: Mapping[Any, Any]) -> dict[Any, Any]:
+    """A copy of `items` with `changes` applied (a None value removes its key)."""
+    out = dict(items)
+    for key, item in changes.items():
+        if item is None:
+            out.pop(key, None)
+        else:
+            out[key] = item
+    return out
+
+
+def _patched_resource(
+    column: ResourceColumn, name: str, clusters: Mapping[int, ManagedCluster]
+) -> ResourceColumn:
+    """The column of resource `name` with the clusters at these positions read again; a copy."""
+    allocatable, eligible = column.allocatable.copy(), column.eligible.copy()
+    for position, cluster in clusters.items():
+        value = cluster.allocatable.get(name)
+        readable = value is not None and name in cluster.capacity
+        eligible[position] = readable
+        allocatable[position] = approx_float(value) if value is not None and readable else 0.0
+    return ResourceColumn(allocatable, eligible)
+
+
+def _owner(decision: PlacementDecision) -> tuple[str, str | None]:
+    return decision.namespace, decision.labels.get(PLACEMENT_LABEL)
+
 
 def _decision_names(decisions: Iterable[PlacementDecision]) -> list[tuple[str, tuple[str, ...]]]:
     """What tells two sets of a placement's decisions apart: page names and the clusters they list."""
@@ -229,7 +424,7 @@ class OcmInventory:
         self._set_masks: dict[str, np.ndarray] = {}
         self._resources: dict[str, ResourceColumn] = {}
         self._add_ons: dict[str, AddOnColumn] = {}
-        self._projections: dict[Hashable, np.ndarray] = {}
+        self._projections: dict[Hashable, ProjectionCodes] = {}
 
     @property
     def size(self) -> int:
@@ -303,19 +498,166 @@ class OcmInventory:
             self._add_ons[resource_name] = AddOnColumn(present, has_valid_until, valid_until, objects)
         return self._add_ons[resource_name]
 
-    def projection_codes(self, key: Hashable, projection: Callable[[int], Hashable]) -> np.ndarray:
-        """Per cluster position, a code two clusters share exactly when their `projection` (of a position)
-        is equal; built once per `key`, which names the projection, and shared by every placement."""
+    def projection_codes(self, key: Hashable, projection: Projection) -> np.ndarray:
+        """Per cluster position, a code two clusters share exactly when their `projection` (of this
+        inventory and a position) is equal; built once per `key`, which names the projection, and shared
+        by every placement."""
         if key not in self._projections:
             interned: dict[Hashable, int] = {}
             codes = np.fromiter(
-                (interned.setdefault(projection(i), len(interned)) for i in range(self.size)),
+                (interned.setdefault(projection(self, i), len(interned)) for i in range(self.size)),
                 dtype=np.int64,
                 count=self.size,
             )
             codes.flags.writeable = False
-            self._projections[key] = codes
-        return self._projections[key]
+            self._projections[key] = ProjectionCodes(codes, interned, projection)
+        return self._projections[key].codes
+
+    def patched(
+        self,
+        clusters: Mapping[str, ManagedCluster | None] = _NOTHING,
+        cluster_sets: Mapping[str, ManagedClusterSet | None] = _NOTHING,
+        bindings: Mapping[tuple[str, str], ManagedClusterSetBinding | None] = _NOTHING,
+        add_on_scores: Mapping[tuple[str, str], AddOnPlacementScore | None] = _NOTHING,
+        decisions: Mapping[tuple[str, str], PlacementDecision | None] = _NOTHING,
+    ) -> OcmInventory:
+        """This inventory with the objects named in each mapping replaced, added or (None) removed:
+        clusters by name, sets by name, and bindings, scores and PlacementDecisions by (namespace, name),
+        on top of this inventory's current decisions.
+
+        Unchanged objects and columns are shared; each cached column the change reaches is copied and
+        patched at the changed positions. Adds and removes shift positions: the columns are first moved
+        to the new positions (`positions.Shift`), the added clusters then patched in like changed ones."""
+        if not (clusters or cluster_sets or bindings or add_on_scores or decisions):
+            return self
+        base, fresh = self, set()
+        removed = {name for name, cluster in clusters.items() if cluster is None and name in self.position}
+        added = [
+            name for name, cluster in clusters.items() if cluster is not None and name not in self.position
+        ]
+        if removed or added:
+            base = self._shifted(removed, added)
+            fresh = {base.position[name] for name in added}
+        scores = _replaced(self.add_on_scores, add_on_scores)
+        # the scores of added clusters (stored before them) join the add-on columns with them
+        score_changes = {
+            **{
+                (name, resource): scores.get((name, resource)) for name in added for resource in self._add_ons
+            },
+            **add_on_scores,
+        }
+        changed = {base.position[name]: cluster for name, cluster in clusters.items() if cluster is not None}
+        patched = copy.copy(base)
+        listed = list(base.clusters)
+        for position, cluster in changed.items():
+            listed[position] = cluster
+        patched.clusters = tuple(listed)
+        patched.cluster_sets = _replaced(self.cluster_sets, cluster_sets)
+        patched.bindings = tuple(
+            _replaced({(b.namespace, b.name): b for b in self.bindings}, bindings).values()
+        )
+        patched.add_on_scores = scores
+        patched._decisions_lock = Lock()
+        patched._decision_index = base.decision_index().patched(decisions, base.position)
+        base._patch_columns(patched, changed, fresh, set(cluster_sets), bool(bindings), score_changes)
+        return patched
+
+    def _shifted(self, removed: set[str], added: Sequence[str]) -> OcmInventory:
+        """This inventory without the `removed` clusters and with a placeholder (a cluster with only a
+        name) for each `added` one, its cached columns moved to the new positions."""
+        shifted = copy.copy(self)
+        shift = Shift.of(self.names, (self.position[name] for name in removed), added)
+        # every position the fill holds is an added cluster's, given its placeholder next
+        listed = shift.listed(self.clusters, ManagedCluster(""))
+        for name, position in shift.added.items():
+            listed[position] = ManagedCluster(name)
+        shifted.clusters = tuple(listed)
+        shifted.names = shift.names
+        shifted.position = dict(zip(shift.names, range(shift.size), strict=True))
+        # decisions are counted again over the new positions on first use
+        shifted._initial_decisions, shifted._decision_index = self.decisions, None
+        shifted._decisions_lock = Lock()
+        cached = self.__dict__
+        for name in ("deleting", "labels", "claims", "taints"):
+            shifted.__dict__.pop(name, None)
+        if "deleting" in cached:
+            shifted.__dict__["deleting"] = shift.column(self.deleting, False)
+        for name in ("labels", "claims"):
+            if name in cached:
+                shifted.__dict__[name] = cached[name].shifted(shift)
+        if "taints" in cached:
+            shifted.__dict__["taints"] = self.taints.shifted(shift)
+        shifted._set_masks = {name: shift.column(mask, False) for name, mask in self._set_masks.items()}
+        shifted._resources = {
+            name: ResourceColumn(shift.column(column.allocatable, 0.0), shift.column(column.eligible, False))
+            for name, column in self._resources.items()
+        }
+        shifted._add_ons = {name: column.shifted(shift) for name, column in self._add_ons.items()}
+        shifted._projections = {key: codes.shifted(shift) for key, codes in self._projections.items()}
+        return shifted
+
+    def _patch_columns(
+        self,
+        patched: OcmInventory,
+        changed: Mapping[int, ManagedCluster],
+        fresh: set[int],
+        sets_changed: set[str],
+        bindings_changed: bool,
+        add_on_scores: Mapping[tuple[str, str], AddOnPlacementScore | None],
+    ) -> None:
+        """Give `patched` this inventory's cached columns, patched where `changed` and the scores reach;
+        at the `fresh` positions (placeholders of added clusters) every column is patched."""
+        old = self.clusters
+        cached = self.__dict__
+        for name in ("deleting", "labels", "claims", "taints", "bindings_by_namespace"):
+            patched.__dict__.pop(name, None)
+        if "deleting" in cached:
+            deleting = self.deleting.copy()
+            for position, cluster in changed.items():
+                deleting[position] = cluster.is_deleting
+            patched.__dict__["deleting"] = deleting
+        relabelled = {
+            p: (old[p].labels, c.labels)
+            for p, c in changed.items()
+            if p in fresh or c.labels != old[p].labels
+        }
+        if "labels" in cached:
+            patched.__dict__["labels"] = self.labels.patched(relabelled) if relabelled else self.labels
+        if "claims" in cached:
+            claimed = {
+                p: (old[p].claim_map, c.claim_map)
+                for p, c in changed.items()
+                if p in fresh or c.claims != old[p].claims
+            }
+            patched.__dict__["claims"] = self.claims.patched(claimed) if claimed else self.claims
+        if "taints" in cached:
+            tainted = {p: c.taints for p, c in changed.items() if p in fresh or c.taints != old[p].taints}
+            patched.__dict__["taints"] = self.taints.patched(tainted) if tainted else self.taints
+        if "bindings_by_namespace" in cached and not bindings_changed:
+            patched.__dict__["bindings_by_namespace"] = self.bindings_by_namespace
+        labels = {position: new for position, (_, new) in relabelled.items()}
+        patched._set_masks = {
+            name: patched_mask(mask, selector, labels)
+            for name, mask in self._set_masks.items()
+            if name not in sets_changed
+            and (selector := cluster_set_selector(self.cluster_sets[name])) is not None
+        }
+        patched._resources = {
+            name: _patched_resource(column, name, changed) for name, column in self._resources.items()
+        }
+        scored: dict[str, dict[int, AddOnPlacementScore | None]] = defaultdict(dict)
+        for (namespace, resource_name), score in add_on_scores.items():
+            if (at := self.position.get(namespace)) is not None:
+                scored[resource_name][at] = score
+        patched._add_ons = {
+            name: column.patched(scored[name]) if name in scored else column
+            for name, column in self._add_ons.items()
+        }
+        reached = {*changed, *(position for positions in scored.values() for position in positions)}
+        patched._projections = {
+            key: codes.patched(patched, reached) if reached else codes
+            for key, codes in self._projections.items()
+        }
 
     def add_on_score_items(self, cluster_name: str, resource_name: str) -> list[dict[str, object]]:
         """`managedCluster.scores(<name>)` for CEL; a missing object is an error, as the lister's NotFound."""

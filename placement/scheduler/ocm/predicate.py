@@ -74,7 +74,7 @@ def _cel_mask(
         expand = np.arange(len(positions))
     else:
         codes = inventory.projection_codes(
-            selector.reads, lambda position: selector.projection(*_cel_input(inventory, position))
+            selector.reads, lambda held, position: selector.projection(*_cel_input(held, position))
         )
         _, first, expand = np.unique(codes[positions], return_index=True, return_inverse=True)
         evaluated = positions[first]
