@@ -17,7 +17,7 @@ from django.db import IntegrityError, connections, models, router, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from inventory import changes, kinds, memberships, rejections, validation
+from inventory import bulk, changes, kinds, memberships, rejections, validation
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, TransientHubError, served_kinds
 from inventory.models import Hub, ManagedCluster, Owner, SyncRun
 from inventory.objects import InvalidManifest, Row, is_managed
@@ -242,7 +242,7 @@ class KindRows:
                 update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
                 logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
-        self.model._default_manager.bulk_create(create, batch_size=BATCH)
+        bulk.insert(self.model, create)
         _update(self.model, update, fields)
         self.seen.update(kept, (instance.pk for instance in create))
         for old, new in logged:
