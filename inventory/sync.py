@@ -544,10 +544,9 @@ def _after_write(hub: Hub, log: changes.ChangeLog) -> changes.HubChanges:
     if not log:
         return changes.HubChanges(hub.pk)
     hub_changes = changes.build(hub, log)
-    moved = [change.rows[1] for change in hub_changes.clusters if change.rows[1] is not None]
-    if hub_changes.cluster_sets or len(moved) > memberships.BATCH:
+    if hub_changes.cluster_sets or len(hub_changes.clusters) > memberships.BATCH:
         memberships.rebuild(hub)
-    elif moved:
+    elif moved := [row for change in hub_changes.clusters if (row := change.rows[1]) is not None]:
         # a deleted cluster's memberships went with it (cascade)
         memberships.update_clusters(hub, cast(list[ManagedCluster], moved))
     changes.record(hub_changes)
