@@ -9,7 +9,7 @@ placements a change affects). Changes a scheduler cannot notice (a heartbeat, a 
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -174,26 +174,33 @@ def notify(changes: HubChanges) -> None:
 class ChangeLog:
     """Rows written by a sync or a watch event: (old, new) unsaved/saved model instances per model.
 
-    An added row of a scheduler input's kind is kept by pk and identity alone (`added`, per converter):
-    an initial sync adds every cluster of the hub, and holding each instance would hold every object
-    the hub listed until the sync ends.
+    A row added to a scheduler input's kind is kept by pk and identity alone (`added`, per converter):
+    an initial sync adds every cluster of the hub, and holding each would hold every object the hub
+    listed until the sync ends.
     """
 
     rows: list[RowPair] = field(default_factory=list)
     added: dict[tuple[type[models.Model], str], list[tuple[int, Identity]]] = field(default_factory=dict)
 
     def record(self, old: models.Model | None, new: models.Model | None) -> None:
-        if old is None and new is not None and (key := _converter_key(new)) in _CONVERTERS:
-            self.added.setdefault(key, []).append((new.pk, identity(new)))
-        else:
-            self.rows.append((old, new))
+        self.rows.append((old, new))
+
+    def record_added(
+        self, model: type[models.Model], rows: Sequence[dict[str, Any]], pks: Sequence[int]
+    ) -> None:
+        """Rows just inserted from these field values (`inventory.bulk.insert`), with their pks."""
+        for values, pk in zip(rows, pks, strict=True):
+            key = (model, values.get("kind", ""))
+            if key in _CONVERTERS:
+                kind = str(key[1]) if model is ManagedCluster else model.__name__
+                self.added.setdefault(key, []).append(
+                    (pk, (kind, values.get("namespace", ""), values["name"]))
+                )
+            else:
+                self.rows.append((None, model(pk=pk, **values)))
 
     def __bool__(self) -> bool:
         return bool(self.rows or self.added)
-
-
-def _converter_key(row: models.Model) -> tuple[type[models.Model], str]:
-    return type(row), getattr(row, "kind", "")
 
 
 # (model, ManagedCluster.kind or "") -> (HubChanges field, row -> scheduler dataclass)
@@ -226,7 +233,7 @@ def build(hub: Hub, log: ChangeLog, now: datetime | None = None) -> HubChanges:
     for old, new in log.rows:
         row = new if new is not None else old
         assert row is not None  # a write logs a row on at least one side
-        converter = _CONVERTERS.get(_converter_key(row))
+        converter = _CONVERTERS.get((type(row), getattr(row, "kind", "")))
         if converter is None:
             changes.other_rows.append((old, new))
             continue

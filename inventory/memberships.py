@@ -85,7 +85,7 @@ def _apply(current: QuerySet[ClusterSetMembership], wanted: set[tuple[int, int]]
     rows = current.values_list("pk", "cluster_id", "cluster_set_id")
     existing = {(cluster_id, set_id): pk for pk, cluster_id, set_id in rows}
     gone = [pk for pair, pk in existing.items() if pair not in wanted]
-    new = [ClusterSetMembership(cluster_id=c, cluster_set_id=s) for c, s in wanted if (c, s) not in existing]
+    new = [{"cluster_id": c, "cluster_set_id": s} for c, s in wanted if (c, s) not in existing]
     with transaction.atomic():
         for start in range(0, len(gone), BATCH):
             ClusterSetMembership.objects.filter(pk__in=gone[start : start + BATCH]).delete()

@@ -227,24 +227,24 @@ class KindRows:
             self.seen.update(kept)
             return 0, 0
         by_uid, by_key = self._stored(rows)
-        create: list[models.Model] = []
+        create: list[bulk.Values] = []
         update: list[models.Model] = []
-        # (before, after) of each written row, for the change log
-        logged: list[tuple[models.Model | None, models.Model]] = []
+        # (before, after) of each updated row, for the change log
+        logged: list[tuple[models.Model, models.Model]] = []
         for row in rows:
             record = by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
             if record is None:
-                create.append(self.model(hub=self.hub, **row.lookup, **row.values))
-                logged.append((None, create[-1]))
+                create.append({"hub": self.hub, **row.lookup, **row.values})
                 continue
             kept.add(record["pk"])
             if any(record[f] != value for f, value in row.values.items() if f not in UNCOMPARED):
                 update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
                 logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
-        bulk.insert(self.model, create)
+        created = bulk.insert(self.model, create)
         _update(self.model, update, fields)
-        self.seen.update(kept, (instance.pk for instance in create))
+        self.seen.update(kept, created)
+        self.log.record_added(self.model, create, created)
         for old, new in logged:
             self.log.record(old, new)
         return len(create), len(update)

@@ -3,6 +3,7 @@ adds every object of the hub, and holding each row would hold every object liste
 identities are there without a query; the rows are read back from the database when a receiver asks."""
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -49,8 +50,7 @@ def test_added_rows_are_read_back_a_chunk_at_a_time(monkeypatch, django_assert_n
     clusters = ManagedClusterFactory.create_batch(5, hub=hub)
     monkeypatch.setattr(changes._Reader, "CHUNK", 2)
     log = changes.ChangeLog()
-    for cluster in clusters:
-        log.record(None, cluster)
+    log.record_added(ManagedCluster, [_values(cluster) for cluster in clusters], [c.pk for c in clusters])
     assert log.rows == []  # held by pk and identity only
 
     hub_changes = changes.build(hub, log)
@@ -67,11 +67,14 @@ def test_an_added_row_deleted_before_it_is_read_reads_as_gone() -> None:
     hub = HubFactory()
     kept, gone = ManagedClusterFactory.create_batch(2, hub=hub)
     log = changes.ChangeLog()
-    log.record(None, kept)
-    log.record(None, gone)
+    log.record_added(ManagedCluster, [_values(kept), _values(gone)], [kept.pk, gone.pk])
     hub_changes = changes.build(hub, log)
     gone.delete()
 
     first, second = hub_changes.clusters
     assert first.rows == (None, kept) and second.rows == (None, None) and second.new is None
     assert second.identity == ("ManagedCluster", "", gone.name)
+
+
+def _values(cluster: ManagedCluster) -> dict[str, Any]:
+    return {"hub": cluster.hub, "kind": cluster.kind, "name": cluster.name, "labels": cluster.labels}
