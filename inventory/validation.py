@@ -87,9 +87,15 @@ def _type_word(value: Any) -> str:
     )
 
 
+@functools.cache
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
+
+
 def _at(obj: Any, path: str) -> Any:
-    for part in path.split("."):
-        obj = obj.get(part) if isinstance(obj, Mapping) else None
+    for part in _parts(path):
+        # dict is tested first: the Mapping check (an abstract class) costs several times more
+        obj = obj.get(part) if isinstance(obj, (dict, Mapping)) else None
     return obj
 
 
