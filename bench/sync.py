@@ -146,7 +146,8 @@ def main() -> None:
                 f"placements queued for rescheduling: {queued}",
                 flush=True,
             )
-            cpu = f"  CPU: sync thread {thread:.1f} s, process {process:.1f} s"
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            cpu = f"  peak RSS so far {peak:.0f} MB; CPU: sync thread {thread:.1f} s, process {process:.1f} s"
             if backend is not None and backend_after is not None:
                 cpu += f", database backend {backend_after - backend:.1f} s"
             print(cpu, flush=True)

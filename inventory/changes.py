@@ -119,7 +119,8 @@ class _Reader:
 
 @dataclass(frozen=True, slots=True)
 class Added:
-    """A row a write added, by reference: its identity, and where to read it back (None once deleted)."""
+    """A row a write added, by reference: its identity, and where to read it back (`row` answers None
+    once the row is deleted)."""
 
     identity: Identity
     reader: _Reader
