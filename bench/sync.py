@@ -12,17 +12,27 @@ clusters and <= 60 s, <= 1 GB RSS at 50,000; a resync with nothing changed <= 2 
 The reschedules a sync owes are queued for Celery workers, as in production (an in-memory broker that
 nothing consumes): their time is bench/reschedule.py's, not the sync's. Peak memory is the process's
 peak RSS, the demo hub and its objects included; their share is the RSS before the first sync.
+
+Wall times on a shared machine follow its load; each sync also prints the CPU time it took, which does
+not: the sync's own thread, the whole process (the in-process demo hub serving the lists included) and,
+on a PostgreSQL server on this machine, the database connection's backend. `--phases` adds the CPU time
+of the sync's thread in each phase (listing, validation, row building, inserts, memberships, the
+change record), measured by wrapping those functions.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import resource
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -35,10 +45,60 @@ def rss_mb() -> float:
     return 0.0
 
 
+def backend_cpu() -> float | None:
+    """CPU seconds of this process's database connection's server process, when it runs on this machine
+    (PostgreSQL's backend); None for SQLite or a remote server."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime, the 14th and 15th fields of stat (the 12th and 13th after the command name)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def time_phases(spent: defaultdict[str, float]) -> None:
+    """Add the CPU time of the calling thread in each phase of a sync to `spent`, by wrapping the
+    functions that do them (a phase holds the phases inside it: row building holds validation)."""
+    from inventory import bulk, changes, hubclient, memberships, sync, validation
+
+    phases: list[tuple[Any, str, str]] = [
+        (hubclient.HubClient, "list_page", "listing"),
+        (sync.KindRows, "_to_rows", "rows (validation included)"),
+        (validation, "problems", "validation"),
+        (sync.KindRows, "_write", "writing (inserts included)"),
+        (bulk, "insert", "inserts"),
+        (sync, "_after_write", "after the write (memberships, change record)"),
+        (memberships, "rebuild", "membership rebuild"),
+        (changes, "build", "change record"),
+    ]
+    for owner, name, label in phases:
+        setattr(owner, name, _timed(getattr(owner, name), label, spent))
+
+
+def _timed(function: Callable[..., Any], label: str, spent: defaultdict[str, float]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.thread_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[label] += time.thread_time() - started
+
+    return timed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clusters", type=int, default=10_000)
     parser.add_argument("--page-limit", type=int, default=500)
+    parser.add_argument("--phases", action="store_true", help="CPU time of each phase of each sync")
     args = parser.parse_args()
 
     folder = tempfile.mkdtemp(prefix="fleetui-bench-")
@@ -60,6 +120,9 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     Hub.objects.all().delete()
+    spent: defaultdict[str, float] = defaultdict(float)
+    if args.phases:
+        time_phases(spent)
     print(f"seeding a demo hub with {args.clusters} clusters (OCM + Fleet)...", flush=True)
     with DemoHub(clusters=args.clusters, fleet=True, seed=1) as demo:
         hub = Hub.objects.create(name="bench", server_url=demo.url, serves_fleet=True)
@@ -69,9 +132,13 @@ def main() -> None:
         for label in ("initial", "resync, nothing changed", "resync, heartbeats only"):
             if label == "resync, heartbeats only":
                 print(f"heartbeats of {demo.churn.beat()} members written on the hub", flush=True)
-            started = time.perf_counter()
+            spent.clear()
+            backend = backend_cpu()
+            started, thread, process = time.perf_counter(), time.thread_time(), time.process_time()
             run = sync_hub(hub, trigger=SyncRun.Trigger.COMMAND, page_limit=args.page_limit)
             times[label] = seconds = time.perf_counter() - started
+            thread, process = time.thread_time() - thread, time.process_time() - process
+            backend_after = backend_cpu()
             queued = Placement.objects.filter(reschedule_queued_at__isnull=False).count()
             print(
                 f"{label}: {seconds:.1f} s, {rows / seconds:,.0f} objects/s, {run.pages} pages, "
@@ -79,6 +146,16 @@ def main() -> None:
                 f"placements queued for rescheduling: {queued}",
                 flush=True,
             )
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            cpu = f"  peak RSS so far {peak:.0f} MB; CPU: sync thread {thread:.1f} s, process {process:.1f} s"
+            if backend is not None and backend_after is not None:
+                cpu += f", database backend {backend_after - backend:.1f} s"
+            print(cpu, flush=True)
+            if spent:
+                print(
+                    "  phases (CPU of the sync thread): "
+                    + ", ".join(f"{k} {v:.2f} s" for k, v in spent.items())
+                )
             # so that the next sync's reschedules are counted
             Placement.objects.update(reschedule_queued_at=None)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -9,7 +9,7 @@ placements a change affects). Changes a scheduler cannot notice (a heartbeat, a 
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -34,16 +34,35 @@ from placement.scheduler.ocm import types
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 RowPair = tuple[models.Model | None, models.Model | None]
+# (kind, namespace or "", name) of a hub object; the kind is the hub's (ManagedCluster, MemberCluster,
+# ManagedClusterSet, ...), which is the model's name but for the two kinds of the cluster table
+Identity = tuple[str, str, str]
 
 
 class Change(Generic[T]):
     """One object before and after as scheduler inputs; `old` None is an add, `new` None a delete.
 
-    Rows are converted on first access: a full sync changes thousands, most never looked at.
+    Rows are converted on first access: a full sync changes thousands, most never looked at. An added
+    row may be given by reference (an `Added`), read back from the database when first asked for.
     """
 
     def __init__(self, old: Any, new: Any, convert: Callable[[Any], T] | None = None) -> None:
-        self.rows, self._convert = (old, new), convert
+        self._rows, self._convert = (old, new), convert
+
+    @property
+    def rows(self) -> tuple[Any, Any]:
+        """(old, new) rows: model instances, or None for the side an add or a delete lacks."""
+        old, new = self._rows
+        return old, (new.row() if isinstance(new, Added) else new)
+
+    @property
+    def identity(self) -> Identity | None:
+        """(kind, namespace, name) of the object, without reading an added row back; None for no row."""
+        old, new = self._rows
+        if isinstance(new, Added):
+            return new.identity
+        row = new if new is not None else old
+        return None if row is None else identity(row)
 
     def _side(self, index: int) -> T | None:
         row = self.rows[index]
@@ -57,11 +76,58 @@ class Change(Generic[T]):
     def new(self) -> T | None:
         return self._side(1)
 
+    @property
+    def created(self) -> bool:
+        """An add (told without reading an added row back)."""
+        return self._rows[0] is None
+
+    @property
+    def deleted(self) -> bool:
+        return self._rows[1] is None
+
     def relevant(self, now: datetime) -> bool:
         """Whether a scheduler can notice this change at `now`; adds and deletes always count."""
-        if self.rows[0] is None or self.rows[1] is None:
+        if self.created or self.deleted:
             return True
         return relevance.changed(self.old, self.new, now)
+
+
+def identity(row: models.Model) -> Identity:
+    """(kind, namespace, name) of a row of a scheduler input's model."""
+    kind = row.kind if isinstance(row, ManagedCluster) else type(row).__name__
+    return kind, getattr(row, "namespace", ""), getattr(row, "name", "")
+
+
+class _Reader:
+    """The rows one write added to one model, read back by pk a chunk at a time when first asked for;
+    only the chunk read last is kept, so walking every added row holds one chunk of them at a time."""
+
+    CHUNK = 1000
+
+    def __init__(self, model: type[models.Model], pks: list[int]) -> None:
+        self.model, self.pks = model, pks
+        self._start: int | None = None
+        self._rows: dict[Any, models.Model] = {}
+
+    def row(self, index: int) -> models.Model | None:
+        start = index - index % self.CHUNK
+        if start != self._start:
+            self._rows = self.model._default_manager.in_bulk(self.pks[start : start + self.CHUNK])
+            self._start = start
+        return self._rows.get(self.pks[index])
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """A row a write added, by reference: its identity, and where to read it back (`row` answers None
+    once the row is deleted)."""
+
+    identity: Identity
+    reader: _Reader
+    index: int
+
+    def row(self) -> models.Model | None:
+        return self.reader.row(self.index)
 
 
 @dataclass
@@ -107,19 +173,39 @@ def notify(changes: HubChanges) -> None:
 
 @dataclass
 class ChangeLog:
-    """Rows written by a sync or a watch event: (old, new) unsaved/saved model instances per model."""
+    """Rows written by a sync or a watch event: (old, new) unsaved/saved model instances per model.
+
+    A row added to a scheduler input's kind is kept by pk and identity alone (`added`, per converter):
+    an initial sync adds every cluster of the hub, and holding each would hold every object the hub
+    listed until the sync ends.
+    """
 
     rows: list[RowPair] = field(default_factory=list)
+    added: dict[tuple[type[models.Model], str], list[tuple[int, Identity]]] = field(default_factory=dict)
 
     def record(self, old: models.Model | None, new: models.Model | None) -> None:
         self.rows.append((old, new))
 
+    def record_added(
+        self, model: type[models.Model], rows: Sequence[dict[str, Any]], pks: Sequence[int]
+    ) -> None:
+        """Rows just inserted from these field values (`inventory.bulk.insert`), with their pks."""
+        for values, pk in zip(rows, pks, strict=True):
+            key = (model, values.get("kind", ""))
+            if key in _CONVERTERS:
+                kind = str(key[1]) if model is ManagedCluster else model.__name__
+                self.added.setdefault(key, []).append(
+                    (pk, (kind, values.get("namespace", ""), values["name"]))
+                )
+            else:
+                self.rows.append((None, model(pk=pk, **values)))
+
     def __bool__(self) -> bool:
-        return bool(self.rows)
+        return bool(self.rows or self.added)
 
 
 # (model, ManagedCluster.kind or "") -> (HubChanges field, row -> scheduler dataclass)
-_CONVERTERS: dict[tuple[type[object], str], tuple[str, Callable[[Any], Any]]] = {
+_CONVERTERS: dict[tuple[type[models.Model], str], tuple[str, Callable[[Any], Any]]] = {
     (ManagedCluster, "ManagedCluster"): ("clusters", scheduler_inputs.managed_cluster),
     (ManagedCluster, "MemberCluster"): ("member_clusters", scheduler_inputs.member_cluster),
     (ManagedClusterSet, ""): ("cluster_sets", scheduler_inputs.cluster_set),
@@ -147,6 +233,7 @@ def build(hub: Hub, log: ChangeLog, now: datetime | None = None) -> HubChanges:
     inputs = noise = 0
     for old, new in log.rows:
         row = new if new is not None else old
+        assert row is not None  # a write logs a row on at least one side
         converter = _CONVERTERS.get((type(row), getattr(row, "kind", "")))
         if converter is None:
             changes.other_rows.append((old, new))
@@ -158,6 +245,14 @@ def build(hub: Hub, log: ChangeLog, now: datetime | None = None) -> HubChanges:
             getattr(changes, target).append(change)
         else:
             noise += 1
+    for key, added in log.added.items():
+        target, convert = _CONVERTERS[key]
+        reader = _Reader(key[0], [pk for pk, _ in added])
+        getattr(changes, target).extend(
+            Change(None, Added(row_identity, reader, index), convert)
+            for index, (_, row_identity) in enumerate(added)
+        )
+        inputs += len(added)
     if inputs:
         logger.debug("hub %s: %d changed objects, %d of them noise", hub.name, inputs, noise)
     return changes

@@ -188,19 +188,33 @@ class HubClient:
         return path
 
     def list_page(self, kind: Kind, continue_token: str = "", limit: int = 500) -> Page:
-        """One page of a cluster-wide list (every namespace for namespaced kinds)."""
+        """One page of a cluster-wide list (every namespace for namespaced kinds).
+
+        The body is decoded from its bytes by `json` directly: the client would first copy it into a
+        string, then decode that, and keep the string as its last response until the next request.
+        """
+        what = f"hub {self.hub.name}: list {kind.plural}"
         try:
-            body = self.api.list_cluster_custom_object(
+            response = self.api.list_cluster_custom_object(
                 kind.group,
                 kind.version,
                 kind.plural,
                 limit=limit,
                 _continue=continue_token or None,
                 _request_timeout=self.timeout,
+                _preload_content=False,
             )
+            try:
+                body = json.loads(response.data)
+            finally:
+                response.release_conn()
+        except ValueError as exc:
+            raise HubError(f"{what}: the answer is not JSON: {exc}") from exc
         except Exception as exc:  # noqa: BLE001 - every client failure is classified, none escapes raw
             # with the hub's reason: a refused list names what the token lacks on the hub page
-            raise explained(exc, f"hub {self.hub.name}: list {kind.plural}") from exc
+            raise explained(exc, what) from exc
+        if not isinstance(body, dict):
+            raise HubError(f"{what}: the answer is not a list")
         metadata = body.get("metadata") or {}
         return Page(
             body.get("items") or [], metadata.get("continue") or "", metadata.get("resourceVersion") or ""

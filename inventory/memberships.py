@@ -1,46 +1,49 @@
 """ClusterSetMembership rows, computed by the scheduler's own set code (placement.scheduler.ocm).
 
-Only OCM ManagedClusters belong to sets. A set or cluster the scheduler cannot read has no memberships.
+Only OCM ManagedClusters belong to sets. Membership is a label selection (upstream's set selectors read
+nothing else), so it is worked out from the stored labels alone, without building scheduler clusters.
+A set the scheduler cannot read has no members.
 """
 
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 from django.db import transaction
 from django.db.models import QuerySet
 
-from inventory import scheduler_inputs
+from inventory import bulk, scheduler_inputs
 from inventory.models import CLUSTER_KINDS, ClusterSetMembership, Hub, ManagedCluster, ManagedClusterSet
 from placement.scheduler.errors import ManifestError
+from placement.scheduler.labels import LabelSelector
 from placement.scheduler.ocm.clustersets import ClusterSetSelectorError, cluster_set_selector
-from placement.scheduler.ocm.inventory import OcmInventory
-from placement.scheduler.ocm.types import ManagedClusterSet as SchedulerClusterSet
+from placement.scheduler.ocm.inventory import LabelIndex
 
 logger = logging.getLogger(__name__)
 BATCH = 1000
 
 
-def _scheduler_sets(hub: Hub) -> dict[str, tuple[int, SchedulerClusterSet]]:
-    """name -> (row pk, scheduler set) for the sets the scheduler can evaluate."""
-    sets = {}
+def _selectors(hub: Hub) -> list[tuple[int, LabelSelector]]:
+    """(row pk, member selector) of the sets the scheduler can evaluate that select any cluster."""
+    selectors = []
     for row in ManagedClusterSet.objects.filter(hub=hub):
         try:
-            cluster_set = scheduler_inputs.cluster_set(row)
-            cluster_set_selector(cluster_set)
+            selector = cluster_set_selector(scheduler_inputs.cluster_set(row))
         except (ManifestError, ClusterSetSelectorError) as exc:
             logger.warning("hub %s: ManagedClusterSet %s has no members: %s", hub.name, row.name, exc)
             continue
-        sets[row.name] = (row.pk, cluster_set)
-    return sets
+        if selector is not None:
+            selectors.append((row.pk, selector))
+    return selectors
 
 
 def rebuild(hub: Hub) -> None:
-    """Recompute every membership of the hub, vectorised with `OcmInventory.set_mask`."""
+    """Recompute every membership of the hub from the stored labels, vectorised with `LabelIndex`."""
     kinds = [kind for kind, cluster_kind in CLUSTER_KINDS.items() if cluster_kind.in_cluster_sets]
     _recompute(
         hub,
-        ManagedCluster.objects.filter(hub=hub, kind__in=kinds),
+        ManagedCluster.objects.filter(hub=hub, kind__in=kinds).values_list("pk", "labels"),
         ClusterSetMembership.objects.filter(cluster_set__hub=hub),
     )
 
@@ -49,29 +52,30 @@ def update_clusters(hub: Hub, rows: list[ManagedCluster]) -> None:
     """Recompute the memberships of these stored clusters of the hub alone (those a change moved)."""
     rows = [row for row in rows if row.cluster_kind.in_cluster_sets]
     if rows:
-        _recompute(hub, rows, ClusterSetMembership.objects.filter(cluster__in=[row.pk for row in rows]))
+        _recompute(
+            hub,
+            [(row.pk, row.labels) for row in rows],
+            ClusterSetMembership.objects.filter(cluster__in=[row.pk for row in rows]),
+        )
 
 
-def _recompute(hub: Hub, rows: Iterable[ManagedCluster], current: QuerySet[ClusterSetMembership]) -> None:
-    """Make `current` exactly the memberships of the clusters `rows` in the hub's sets."""
-    sets = _scheduler_sets(hub)
-    pk_by_name: dict[str, int] = {}
-    clusters = []
-    for row in rows:
-        try:
-            clusters.append(scheduler_inputs.managed_cluster(row))
-        except ManifestError as exc:
-            logger.warning("hub %s: ManagedCluster %s is in no set: %s", hub.name, row.name, exc)
-            continue
-        pk_by_name[row.name] = row.pk
-    inventory = OcmInventory(clusters, [cluster_set for _, cluster_set in sets.values()])
-    cluster_pks = np.fromiter(
-        (pk_by_name[name] for name in inventory.names), dtype=np.int64, count=inventory.size
-    )
+def _recompute(
+    hub: Hub, labelled: Iterable[tuple[int, Any]], current: QuerySet[ClusterSetMembership]
+) -> None:
+    """Make `current` exactly the memberships of the clusters `labelled` ((pk, labels) pairs) in the
+    hub's sets."""
+    pks: list[int] = []
+    maps: list[dict[str, str]] = []
+    for pk, labels in labelled:
+        pks.append(pk)
+        # validation stores only string labels; anything else selects nothing, as no selector names it
+        maps.append(labels if isinstance(labels, dict) else {})
+    index = LabelIndex(maps)
+    cluster_pks = np.asarray(pks, dtype=np.int64)
     wanted = {
         (int(cluster_pk), set_pk)
-        for name, (set_pk, _) in sets.items()
-        for cluster_pk in cluster_pks[inventory.set_mask(name)]
+        for set_pk, selector in _selectors(hub)
+        for cluster_pk in cluster_pks[index.selector_mask(selector)]
     }
     _apply(current, wanted)
 
@@ -81,8 +85,8 @@ def _apply(current: QuerySet[ClusterSetMembership], wanted: set[tuple[int, int]]
     rows = current.values_list("pk", "cluster_id", "cluster_set_id")
     existing = {(cluster_id, set_id): pk for pk, cluster_id, set_id in rows}
     gone = [pk for pair, pk in existing.items() if pair not in wanted]
-    new = [ClusterSetMembership(cluster_id=c, cluster_set_id=s) for c, s in wanted if (c, s) not in existing]
+    new = [{"cluster_id": c, "cluster_set_id": s} for c, s in wanted if (c, s) not in existing]
     with transaction.atomic():
         for start in range(0, len(gone), BATCH):
             ClusterSetMembership.objects.filter(pk__in=gone[start : start + BATCH]).delete()
-        ClusterSetMembership.objects.bulk_create(new, batch_size=BATCH)
+        bulk.insert(ClusterSetMembership, new)

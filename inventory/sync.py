@@ -17,7 +17,7 @@ from django.db import IntegrityError, connections, models, router, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from inventory import changes, kinds, memberships, rejections, validation
+from inventory import bulk, changes, kinds, memberships, rejections, validation
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, TransientHubError, served_kinds
 from inventory.models import Hub, ManagedCluster, Owner, SyncRun
 from inventory.objects import InvalidManifest, Row, is_managed
@@ -227,24 +227,24 @@ class KindRows:
             self.seen.update(kept)
             return 0, 0
         by_uid, by_key = self._stored(rows)
-        create: list[models.Model] = []
+        create: list[bulk.Values] = []
         update: list[models.Model] = []
-        # (before, after) of each written row, for the change log
-        logged: list[tuple[models.Model | None, models.Model]] = []
+        # (before, after) of each updated row, for the change log
+        logged: list[tuple[models.Model, models.Model]] = []
         for row in rows:
             record = by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
             if record is None:
-                create.append(self.model(hub=self.hub, **row.lookup, **row.values))
-                logged.append((None, create[-1]))
+                create.append({"hub": self.hub, **row.lookup, **row.values})
                 continue
             kept.add(record["pk"])
             if any(record[f] != value for f, value in row.values.items() if f not in UNCOMPARED):
                 update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
                 logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
-        self.model._default_manager.bulk_create(create, batch_size=BATCH)
+        created = bulk.insert(self.model, create)
         _update(self.model, update, fields)
-        self.seen.update(kept, (instance.pk for instance in create))
+        self.seen.update(kept, created)
+        self.log.record_added(self.model, create, created)
         for old, new in logged:
             self.log.record(old, new)
         return len(create), len(update)
@@ -544,10 +544,9 @@ def _after_write(hub: Hub, log: changes.ChangeLog) -> changes.HubChanges:
     if not log:
         return changes.HubChanges(hub.pk)
     hub_changes = changes.build(hub, log)
-    moved = [change.rows[1] for change in hub_changes.clusters if change.rows[1] is not None]
-    if hub_changes.cluster_sets or len(moved) > memberships.BATCH:
+    if hub_changes.cluster_sets or len(hub_changes.clusters) > memberships.BATCH:
         memberships.rebuild(hub)
-    elif moved:
+    elif moved := [row for change in hub_changes.clusters if (row := change.rows[1]) is not None]:
         # a deleted cluster's memberships went with it (cascade)
         memberships.update_clusters(hub, cast(list[ManagedCluster], moved))
     changes.record(hub_changes)

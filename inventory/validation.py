@@ -9,6 +9,7 @@ stored (inventory.sync records it as an inventory.RejectedObject with `reason`).
 Values are never echoed in full: a reason quotes at most the first SHOWN characters of a string.
 """
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -61,6 +62,10 @@ NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 # A reason names at most this many problems, and quotes at most SHOWN characters of a value.
 MAX_REPORTED = 5
 SHOWN = 40
+# A check remembers its answers for strings up to this long: label keys and values and condition types
+# repeat across every object of a hub, and the bound keeps what is remembered small whatever a hub sends.
+REMEMBERED_LENGTH = 320
+REMEMBERED = 8192
 
 Problems = list[str]
 
@@ -82,9 +87,15 @@ def _type_word(value: Any) -> str:
     )
 
 
+@functools.cache
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
+
+
 def _at(obj: Any, path: str) -> Any:
-    for part in path.split("."):
-        obj = obj.get(part) if isinstance(obj, Mapping) else None
+    for part in _parts(path):
+        # dict is tested first: the Mapping check (an abstract class) costs several times more
+        obj = obj.get(part) if isinstance(obj, (dict, Mapping)) else None
     return obj
 
 
@@ -130,6 +141,16 @@ def _optional(check: Callable[[str], str | None]) -> Callable[[str], str | None]
     return lambda value: None if value == "" else check(value)
 
 
+def _remembered(check: Callable[[str], str | None]) -> Callable[[str], str | None]:
+    """`check`, remembering its answers for short strings (REMEMBERED_LENGTH)."""
+    cached = functools.lru_cache(maxsize=REMEMBERED)(check)
+    return lambda value: cached(value) if len(value) <= REMEMBERED_LENGTH else check(value)
+
+
+_qualified_name = _remembered(qualified_name_error)
+_label_value = _remembered(label_value_error)
+
+
 # --- metadata, shared by every kind
 
 
@@ -159,7 +180,7 @@ def _labels(problems: Problems, labels: Mapping[Any, Any]) -> None:
     if _too_many(problems, labels, "metadata.labels", MAX_LABELS):
         return
     for key, value in labels.items():
-        if _valid(key, qualified_name_error) and _valid(value, label_value_error):
+        if _valid(key, _qualified_name) and _valid(value, _label_value):
             continue  # the common case, without building the paths
         _string(problems, key, "metadata.labels key", qualified_name_error)
         if isinstance(key, str):
@@ -188,7 +209,8 @@ def _entries(problems: Problems, items: Any, path: str, limit: int) -> list[Mapp
         return []
     entries = []
     for index, item in enumerate(items):
-        if _typed(problems, item, f"{path}[{index}]", dict):
+        # the path is built only for an entry of the wrong type
+        if isinstance(item, dict) or _typed(problems, item, f"{path}[{index}]", dict):
             entries.append(item)
     return entries
 
@@ -203,29 +225,36 @@ def _fields(
     for index, entry in enumerate(entries):
         for name, check in checks.items():
             value = entry.get(name)
-            if value is not None and not _valid(value, check):
+            if value is not None and not (isinstance(value, str) and check(value) is None):
                 _string(problems, value, f"{path}[{index}].{name}", check)
 
 
+def _condition_type(value: str) -> str | None:
+    return _length(CONDITION_TYPE_MAX)(value) or qualified_name_error(value, part_lengths=False)
+
+
+CONDITION_CHECKS = {
+    "type": _remembered(_condition_type),
+    "status": _length(CONDITION_REASON_MAX),
+    "reason": _length(CONDITION_REASON_MAX),
+    "message": _length(CONDITION_MESSAGE_MAX),
+}
+
+
 def _conditions(problems: Problems, conditions: Any, path: str) -> None:
-    checks = {
-        "type": lambda t: _length(CONDITION_TYPE_MAX)(t) or qualified_name_error(t, part_lengths=False),
-        "status": _length(CONDITION_REASON_MAX),
-        "reason": _length(CONDITION_REASON_MAX),
-        "message": _length(CONDITION_MESSAGE_MAX),
-    }
-    _fields(problems, _entries(problems, conditions, path, MAX_CONDITIONS), path, checks)
+    _fields(problems, _entries(problems, conditions, path, MAX_CONDITIONS), path, CONDITION_CHECKS)
+
+
+def _taint_checks(
+    key: Callable[[str], str | None], value_max: int, effects: tuple[str, ...]
+) -> dict[str, Callable[[str], str | None]]:
+    return {"key": _required(key), "value": _optional(_length(value_max)), "effect": _one_of(effects)}
 
 
 def _taints(
-    problems: Problems,
-    obj: Mapping[str, Any],
-    key: Callable[[str], str | None],
-    value_max: int,
-    effects: tuple[str, ...],
+    problems: Problems, obj: Mapping[str, Any], checks: dict[str, Callable[[str], str | None]]
 ) -> None:
     taints = _entries(problems, _at(obj, "spec.taints"), "spec.taints", MAX_TAINTS)
-    checks = {"key": _required(key), "value": _optional(_length(value_max)), "effect": _one_of(effects)}
     before = len(problems)
     _fields(problems, taints, "spec.taints", checks)
     if len(problems) > before:
@@ -251,16 +280,21 @@ def _int32(problems: Problems, entries: list[Mapping[str, Any]], path: str, name
 # --- kinds
 
 
+OCM_TAINT_CHECKS = _taint_checks(_remembered(_ocm_taint_key), OCM_TAINT_VALUE_MAX, OCM_EFFECTS)
+# Fleet's webhook checks taints as Kubernetes does: a qualified-name key and a label value
+FLEET_TAINT_CHECKS = _taint_checks(_qualified_name, 63, FLEET_EFFECTS)
+CLAIM_CHECKS = {"name": _length(CLAIM_NAME_MAX, 1), "value": _length(CLAIM_VALUE_MAX, 1)}
+SCORE_CHECKS = {"name": _length(CLAIM_NAME_MAX, 1)}
+
+
 def _managed_cluster(problems: Problems, obj: Mapping[str, Any]) -> None:
-    _taints(problems, obj, _ocm_taint_key, OCM_TAINT_VALUE_MAX, OCM_EFFECTS)
+    _taints(problems, obj, OCM_TAINT_CHECKS)
     claims = _entries(problems, _at(obj, "status.clusterClaims"), "status.clusterClaims", MAX_CLAIMS)
-    checks = {"name": _length(CLAIM_NAME_MAX, 1), "value": _length(CLAIM_VALUE_MAX, 1)}
-    _fields(problems, claims, "status.clusterClaims", checks)
+    _fields(problems, claims, "status.clusterClaims", CLAIM_CHECKS)
 
 
 def _member_cluster(problems: Problems, obj: Mapping[str, Any]) -> None:
-    # Fleet's webhook checks taints as Kubernetes does: a qualified-name key and a label value
-    _taints(problems, obj, qualified_name_error, 63, FLEET_EFFECTS)
+    _taints(problems, obj, FLEET_TAINT_CHECKS)
     agents = _entries(problems, _at(obj, "status.agentStatus"), "status.agentStatus", MAX_AGENT_STATUSES)
     for index, agent in enumerate(agents):
         _conditions(problems, agent.get("conditions"), f"status.agentStatus[{index}].conditions")
@@ -277,7 +311,7 @@ def _binding(problems: Problems, obj: Mapping[str, Any]) -> None:
 
 def _scores(problems: Problems, obj: Mapping[str, Any]) -> None:
     scores = _entries(problems, _at(obj, "status.scores"), "status.scores", MAX_SCORES)
-    _fields(problems, scores, "status.scores", {"name": _length(CLAIM_NAME_MAX, 1)})
+    _fields(problems, scores, "status.scores", SCORE_CHECKS)
     _int32(problems, scores, "status.scores", "value")
 
 

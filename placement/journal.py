@@ -56,8 +56,9 @@ def identities(changes: HubChanges) -> set[Identity]:
     )
     for kind, group in groups:
         for change in group:
-            row = _row(change.rows)
-            touched.add((kind, getattr(row, "namespace", ""), row.name))
+            # the identity, not the rows: an initial sync's added rows would be read back to name them
+            if (identity := change.identity) is not None:
+                touched.add((kind, identity[1], identity[2]))
     for old, new in changes.other_rows:
         row = _row((old, new))
         if isinstance(row, PlacementDecision):

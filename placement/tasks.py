@@ -253,11 +253,11 @@ def follow_up(placement: Placement, outcome: service.Outcome, now: datetime) -> 
 
 
 def _cluster_trigger(change: Change[Any]) -> str:
-    old, new = change.rows
-    if old is None:
+    if change.created:
         return "cluster added"
-    if new is None:
+    if change.deleted:
         return "cluster removed"
+    old, new = change.rows
     if old.labels != new.labels:
         return "cluster label changed"
     if old.taints != new.taints:

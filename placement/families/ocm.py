@@ -460,8 +460,9 @@ def _hub_placements(hub_id: int) -> list[ocm.Placement]:
 
 def _trigger_inventory(changes: HubChanges, with_score_clusters: bool) -> OcmInventory:
     """Sets and bindings as stored now, and optionally the clusters named by changed add-on scores."""
+    # a score lives in its cluster's namespace; the identity names it without reading an added row back
     score_clusters = {
-        row.namespace for change in changes.add_on_scores if with_score_clusters for row in change.rows if row
+        found[1] for change in changes.add_on_scores if with_score_clusters and (found := change.identity)
     }
     clusters = ManagedCluster.objects.filter(
         hub_id=changes.hub_id, kind=OcmFamily.cluster_kind, name__in=score_clusters

@@ -18,10 +18,12 @@ from tests.inventory.watch_support import wait_for, watched
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 BINDING = KINDS_BY_NAME["ManagedClusterSetBinding"]
-# a connection inserting a binding row, waiting for another transaction's row of the same key
+# a connection inserting a binding row (the sync inserts with COPY), waiting for another transaction's
+# row of the same key
 INSERT_WAITING = (
     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-    " AND query LIKE 'INSERT INTO \"inventory_managedclustersetbinding\"%%'"
+    " AND (query LIKE 'INSERT INTO \"inventory_managedclustersetbinding\"%%'"
+    " OR query LIKE 'COPY \"inventory_managedclustersetbinding\"%%')"
 )
 
 

@@ -21,11 +21,12 @@ from tests.factories import ClusterSetRoleFactory, NamespaceRoleFactory, UserFac
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 NAMESPACE = "team-race"
-# whether another connection's insert of a binding row waits on a lock; read afresh each time, as
-# PostgreSQL otherwise keeps one snapshot of the activity for the whole transaction
+# whether another connection's insert of a binding row (the sync inserts with COPY) waits on a lock; read
+# afresh each time, as PostgreSQL otherwise keeps one snapshot of the activity for the whole transaction
 WAITING_ON_A_LOCK = (
     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-    "AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO \"inventory_managedclustersetbinding\"%%'"
+    "AND wait_event_type = 'Lock' AND (query LIKE 'INSERT INTO \"inventory_managedclustersetbinding\"%%' "
+    "OR query LIKE 'COPY \"inventory_managedclustersetbinding\"%%')"
 )
 # generous: the test machine may be busy, and the watcher commits as soon as the editor waits
 SECONDS = 60

@@ -1,0 +1,100 @@
+"""Inserting many new rows at once: PostgreSQL's COPY there, Django's bulk_create elsewhere.
+
+On PostgreSQL Django's bulk_create sends each column as one array parameter, which the driver quotes
+element by element in Python (client-side binding): about 6.4 s for 10,000 ManagedCluster rows, where
+COPY of the same rows takes about 2 s. A sync's initial list inserts every row of the hub, so it takes
+the COPY path, from the rows' field values without a model instance per row. The primary keys are
+drawn from the table's sequence first.
+"""
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import connections, models, router
+
+# bulk_create's batch elsewhere: SQLite's limit on the parameters of one statement allows about this many
+BATCH = 500
+# Values the driver writes as they are; a subclass (a TextChoices member is a str) goes through Django.
+PLAIN = frozenset({str, int, float, bool, type(None)})
+# Field values of a new row by field name (a foreign key by its instance) or attname (by its id).
+Values = dict[str, Any]
+
+
+def insert(model: type[models.Model], rows: Sequence[Values]) -> list[int]:
+    """Insert rows of `model` from their field values (fields left out take their defaults, fields that
+    set themselves on save are set); answers their pks, in order. No instance is built on PostgreSQL."""
+    if not rows:
+        return []
+    connection = connections[router.db_for_write(model)]
+    if connection.vendor != "postgresql":
+        instances = model._default_manager.bulk_create([model(**values) for values in rows], batch_size=BATCH)
+        return [instance.pk for instance in instances]
+    pk = model._meta.pk
+    assert pk is not None  # every concrete model has one
+    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    # one instance holds every default, and the time of the fields that set themselves on save
+    template = model()
+    written = [_Column(field, connection, template) for field in fields]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(_column(field)) for field in (pk, *fields))
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [table, pk.column, len(rows)],
+        )
+        pks = [key for (key,) in cursor.fetchall()]
+        # the driver's own cursor: Django's wrapper has no COPY, so its errors are translated here
+        with (
+            connection.wrap_database_errors,
+            cursor.cursor.copy(f"COPY {quote(table)} ({columns}) FROM STDIN") as copy,
+        ):
+            for key, values in zip(pks, rows, strict=True):
+                copy.write_row([key, *(column.value(values) for column in written)])
+    return pks
+
+
+_UNSET = object()
+
+
+class _Column:
+    """How one field is written: its value prepared for COPY, or its default when a row leaves it out
+    (always the save time for a field that sets itself on save: auto_now, auto_now_add)."""
+
+    def __init__(self, field: models.Field[Any, Any], connection: Any, template: models.Model) -> None:
+        self.attname, self.name, self.relation = field.attname, field.name, field.is_relation
+        self.prepare = _preparer(field, connection)
+        self.automatic = bool(getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False))
+        default = field.pre_save(template, True) if self.automatic else getattr(template, field.attname)
+        self.default = self.prepare(default)
+
+    def value(self, values: Values) -> Any:
+        if self.automatic:
+            return self.default
+        value = values.get(self.attname, _UNSET)
+        if value is _UNSET:
+            value = values.get(self.name, _UNSET)
+            if value is _UNSET:
+                return self.default
+            if self.relation and value is not None:
+                value = value.pk
+        return self.prepare(value)
+
+
+def _column(field: models.Field[Any, Any]) -> str:
+    """The column of a concrete field (every one has a column)."""
+    column = field.column
+    assert column is not None
+    return column
+
+
+def _preparer(field: models.Field[Any, Any], connection: Any) -> Callable[[Any], Any]:
+    """How a value of `field` is written: JSON as its text (COPY's text format needs no adapter, and
+    Django's JSON adapter costs more than the encoding), None as NULL, a plain string, number or boolean
+    as it is (what Django's preparation answers for them), the rest as Django prepares it."""
+    if isinstance(field, models.JSONField) and field.encoder is None:
+        encode = json.JSONEncoder().encode
+        return lambda value: None if value is None else encode(value)
+    prepare = field.get_db_prep_save
+    return lambda value: value if type(value) in PLAIN else prepare(value, connection)
