@@ -6,8 +6,7 @@ reconcile at 10,000 clusters does not build 10,000 dicts nobody reads.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -193,6 +192,31 @@ class OcmScheduleResult:
             return f"not scheduled: the placement is {status.code} ({status.plugin}:{status.message})"
         return self._outside_reason()
 
+    def _reasons(self, positions: list[int]) -> Iterator[str | None]:
+        """`_filtered_by` of these positions, each distinct reason computed once: a taint reason depends
+        only on the cluster's taints and whether it is decided, the reasons of the other stages but the
+        predicate's on nothing of the cluster."""
+        stages = self._stage_list
+        decided = self.inventory.decided_cluster_names(*self.placement.key)
+        taint_reasons: dict[tuple[Any, bool], str | None] = {}
+        stage_reasons: dict[int, str | None] = {}
+        for position in positions:
+            stage = stages[position]
+            if stage == SCORED:
+                yield None
+            elif stage == PREDICATE:
+                yield self._filtered_by(position)
+            elif stage == TAINT:
+                cluster = self.inventory.clusters[position]
+                key = (cluster.taints, cluster.name in decided)
+                if key not in taint_reasons:
+                    taint_reasons[key] = self._filtered_by(position)
+                yield taint_reasons[key]
+            else:
+                if stage not in stage_reasons:
+                    stage_reasons[stage] = self._filtered_by(position)
+                yield stage_reasons[stage]
+
     def _outside_reason(self) -> str:
         namespace = self.placement.namespace
         if self.context is None:
@@ -268,19 +292,15 @@ class OcmScheduleResult:
                 scores[name] = Ints(values, present)
             totals[:count] = outcome.totals
         names = self.names
-        stages = self._stage_list
+        # ranked clusters passed every filter
+        filtered = Reasons.of(self._reasons(unranked.tolist()))
         ranked_here = np.zeros(rows, dtype=bool)
         ranked_here[:count] = True
         record = ClusterRecord(
             {
                 NAME: [names[p] for p in ranked.tolist() + unranked.tolist()],
                 SELECTED: selected,
-                FILTERED_BY: Reasons.of(
-                    itertools.chain(
-                        [None] * count,
-                        (None if stages[p] == SCORED else self._filtered_by(p) for p in unranked.tolist()),
-                    )
-                ),
+                FILTERED_BY: Reasons(filtered.texts, np.concatenate([np.full(count, -1), filtered.codes])),
                 "scores": scores,
                 "total": Ints(totals, ranked_here),
                 "rank": Ints(np.arange(1, rows + 1), ranked_here),
