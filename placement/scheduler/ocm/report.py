@@ -194,8 +194,8 @@ class OcmScheduleResult:
 
     def _reasons(self, positions: list[int]) -> Iterator[str | None]:
         """`_filtered_by` of these positions, each distinct reason computed once: a taint reason depends
-        only on the cluster's taints and whether it is decided, the reasons of the other stages but the
-        predicate's on nothing of the cluster."""
+        only on the cluster's taints and whether it is decided, a predicate reason on the cluster's own
+        labels and claims, and every other stage gives all its clusters one reason."""
         stages = self._stage_list
         decided = self.inventory.decided_cluster_names(*self.placement.key)
         taint_reasons: dict[tuple[Any, bool], str | None] = {}
