@@ -337,6 +337,7 @@ def main() -> None:
         client.force_login(bench_user())
         big_set = ManagedClusterSet.objects.get(name="set-03")
         global_set = ManagedClusterSet.objects.get(name="global")
+        size = f"{args.clusters // 1000}k"
         pages = {
             "clusters, first page (50)": "/clusters/",
             "clusters, selector": "/clusters/?q=region%3Dus-west-1%2Cvendor+in+(OpenShift%2CAKS)%2C!spot",
@@ -346,13 +347,15 @@ def main() -> None:
             "clusters, page 150": "/clusters/?page=150",
             "clusters, htmx fragment": "/clusters/?sort=memory&page=3",
             "cluster set detail (500 members)": f"/clustersets/{big_set.pk}/",
-            "cluster set detail (global, 10k)": f"/clustersets/{global_set.pk}/?sort=-cpu",
+            f"cluster set detail (global, {size})": f"/clustersets/{global_set.pk}/?sort=-cpu",
             "cluster sets list": "/clustersets/",
             "API clusters (50)": "/api/clusters/?q=vendor%3DEKS",
             "placements list": "/placements/",
-            "placement scores (10k score table)": f"/placements/{scheduled.pk}/scores/",
+            f"placement scores ({size} score table)": f"/placements/{scheduled.pk}/scores/",
             "score table, sort -total, page 20": f"/placements/{scheduled.pk}/scores/?sort=-total&page=20",
-            "placement decisions (10k clusters)": f"/placements/{scheduled.pk}/",
+            "score table, sort name, `cluster=7`": f"/placements/{scheduled.pk}/scores/?sort=name&cluster=7",
+            f"placement decisions ({size} clusters)": f"/placements/{scheduled.pk}/",
+            f"API placement detail ({size} rows)": f"/api/placements/{scheduled.pk}/",
             "approvals inbox (200 pending)": "/approvals/",
             "API approvals (200 pending)": "/api/approvals/?per_page=100",
         }

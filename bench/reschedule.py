@@ -13,7 +13,9 @@ candidates each), `--scope global` binds them all to `global` (every cluster a c
 
 In one process (the default) it runs the chunks `reschedule_hub` would queue one after the other and
 prints the snapshot build time, the total seconds and ms per placement of a first pass (every decision
-created) and of a second pass (nothing changes).
+created) and of a second pass (nothing changes); then, for one placement, its scheduler run, the packed
+record a reschedule stores and, for reference, its per-cluster rows as compressed JSON (what pages and
+the API build on demand, and what every reschedule stored before).
 
 With `--workers N [N ...]` (PostgreSQL and a broker needed) it starts N `celery -A fleetui worker
 --concurrency 1` processes for each N in turn (`--rounds` repeats the sequence, so noise shows), queues
@@ -37,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -48,7 +51,7 @@ from pages import seed  # noqa: E402 - sets up Django
 
 from fleetui.celery import app  # noqa: E402
 from inventory.models import Hub, ManagedClusterSetBinding  # noqa: E402
-from placement import service, tasks  # noqa: E402
+from placement import explanations, service, tasks  # noqa: E402
 from placement.models import (  # noqa: E402
     DecisionChange,
     Owner,
@@ -56,6 +59,7 @@ from placement.models import (  # noqa: E402
     PlacementDecision,
     PlacementEvent,
 )
+from placement.scheduler.record import ClusterRecord  # noqa: E402
 
 BATCH = 2000
 SETS = 20
@@ -114,6 +118,39 @@ def full_pass(label: str, hub: Hub) -> None:
     print(f"{label:28} {seconds:8.1f} s {per:8.1f} ms/placement   {changed} selections changed")
 
 
+def median_ms(call: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def store_costs(hub: Hub, repeat: int = 30) -> None:
+    """For one placement, in the same run: its scheduler run; what a reschedule stores of its explanation
+    (the report and the packed record); for reference, what every reschedule stored before (the report
+    with its clusters as columns, as compressed JSON); and the per-cluster rows the API builds on demand."""
+    placement = Placement.objects.filter(hub=hub).order_by("pk").first()
+    assert placement is not None
+    result = service.evaluate(placement)
+    summary, packed = explanations.stored(result)
+    record = ClusterRecord.unpack(packed)
+    field = Placement._meta.get_field("explanation")
+
+    def as_before() -> None:
+        report, computed = result.to_explanation()
+        field.get_prep_value({**report, "clusters": computed.columns_as_lists()})
+
+    scheduler = median_ms(lambda: service.evaluate(placement), repeat)
+    stored = median_ms(lambda: field.get_prep_value(explanations.stored(result)[0]), repeat)
+    before = median_ms(as_before, repeat)
+    rows = median_ms(lambda: ClusterRecord.unpack(packed).rows(), repeat)
+    print(f"one placement, {len(record):,} rows: scheduler {scheduler:.1f} ms; stored now {stored:.1f} ms")
+    print(f"  (record {len(packed) / 1024:.0f} kB); as before, clusters as JSON columns {before:.1f} ms")
+    print(f"  ({before / stored:.1f}x now); the API's rows on demand {rows:.1f} ms")
+
+
 def in_process() -> None:
     hub = Hub.objects.get(name="bench")
     started = time.perf_counter()
@@ -121,6 +158,7 @@ def in_process() -> None:
     print(f"{'snapshot build':28} {time.perf_counter() - started:8.1f} s")
     full_pass("first pass (all new)", hub)
     full_pass("second pass (steady)", hub)
+    store_costs(hub)
 
 
 # --- real workers ----------------------------------------------------------------------------------

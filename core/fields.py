@@ -10,9 +10,10 @@ from django.db import models
 class CompressedJSONField(models.BinaryField[Any, Any]):
     """A JSON document kept zlib-compressed in a binary column, read and written whole.
 
-    For large documents rewritten often: a placement's explanation is about 0.5 MB of JSON at 10,000
-    clusters, and PostgreSQL parses and TOAST-compresses that much jsonb in about 20 ms per write, where
-    the same document as compressed bytes (about 100 kB) takes under 2 ms (see bench/reschedule.py).
+    For documents rewritten often: a placement's explanation, rewritten by every reschedule. When it
+    listed every cluster (about 0.5 MB of JSON at 10,000 clusters), PostgreSQL parsed and TOAST-compressed
+    it as jsonb in about 20 ms per write, and the same document as compressed bytes (about 100 kB) took
+    under 2 ms (bench/reschedule.py).
     Nothing inside it can be queried in SQL.
     """
 

@@ -54,9 +54,13 @@ class Placement(models.Model):
     annotations = models.JSONField(default=dict, blank=True)
     spec = models.JSONField(default=dict, blank=True)
     status = models.JSONField(default=dict, blank=True)
-    # The last scheduler report (`to_explanation()`: `to_report()` with the clusters stored as columns,
-    # read back as rows by placement.tables.explanation_rows): the score table and every explanation.
+    # The last scheduler report without its per-cluster entries (`to_explanation()`): selection, weights,
+    # conditions, decisions, events. An explanation written before `cluster_record` existed, or by a test,
+    # may still hold them as `clusters` (placement.explanations reads both).
     explanation = CompressedJSONField(default=dict, blank=True)
+    # What the last run computed per cluster, packed (`placement.scheduler.record.ClusterRecord.pack`):
+    # pages and the API build the explanation rows they show from it (placement.explanations).
+    cluster_record = models.BinaryField(default=b"", blank=True)
     last_scheduled_at = models.DateTimeField(null=True, blank=True)
     # When a timed run (toleration or add-on score expiry) is due; one timed run per moment.
     requeue_at = models.DateTimeField(null=True, blank=True)

@@ -36,7 +36,7 @@ from placement.models import ClusterResourceBinding, DecisionChange, Owner, Plac
 # The condition a list shows per kind: OCM's PlacementSatisfied, Fleet's scheduled condition.
 SATISFIED_TYPES = ("PlacementSatisfied", "ClusterResourcePlacementScheduled", "Scheduled")
 # List rows never read the explanation: at 10k clusters it is megabytes per placement.
-LIST_DEFERRED = ("explanation", "annotations", "labels")
+LIST_DEFERRED = ("explanation", "cluster_record", "annotations", "labels")
 
 # The PlacementMisconfigured condition OCM writes when a spec parses but cannot be scheduled.
 MISCONFIGURED_TYPE = "PlacementMisconfigured"

@@ -37,7 +37,7 @@ from inventory.models import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
 )
-from placement import access, history, journal
+from placement import access, explanations, history, journal
 from placement.models import (
     PLACEMENT_LABEL,
     ClusterResourceBinding,
@@ -69,6 +69,8 @@ Parsed = ocm.Placement | fleet.ClusterResourcePlacement
 # HubSnapshot's `fleet` field hides the module inside the class
 FleetBinding = fleet.ClusterResourceBinding
 Actor = AbstractBaseUser | str | None
+# What a run stores: the report without its clusters, and the packed per-cluster record.
+Explained = tuple[dict[str, Any], bytes]
 
 FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
 SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
@@ -493,13 +495,6 @@ def decision_diff(before: Sequence[str], after: Sequence[str]) -> dict[str, list
     return {"kept": sorted(old & new), "added": sorted(new - old), "removed": sorted(old - new)}
 
 
-def explanation(result: ScheduleResult) -> dict[str, Any]:
-    """The report stored on the placement, with `clusters` as columns (`to_explanation()`): 10,000
-    per-cluster dicts cost more to build and encode than the scheduler run. OCM: clusters outside the
-    eligible sets are summarised as `outside` ({count, reason}) instead of listed one by one."""
-    return result.to_explanation()
-
-
 # --- rescheduling ----------------------------------------------------------------------------------
 
 
@@ -613,24 +608,24 @@ def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stor
     selected = placement.family.selected(stored.rows)
 
     def write() -> Outcome:
-        placement.explanation = {"error": error}
+        placement.explanation, placement.cluster_record = {"error": error}, b""
         placement.last_scheduled_at = now
-        placement.save(update_fields=["explanation", "last_scheduled_at", "updated"])
+        placement.save(update_fields=["explanation", "cluster_record", "last_scheduled_at", "updated"])
         return Outcome(selected, selected, changed_decisions=False)
 
     return write
 
 
-def _save_run(placement: Placement, explained: dict[str, Any], now: datetime) -> None:
-    placement.explanation = explained
+def _save_run(placement: Placement, explained: Explained, now: datetime) -> None:
+    placement.explanation, placement.cluster_record = explained
     placement.last_scheduled_at = now
-    placement.save(update_fields=["explanation", "last_scheduled_at", "status", "updated"])
+    placement.save(update_fields=["explanation", "cluster_record", "last_scheduled_at", "status", "updated"])
 
 
 def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Writer:
     """Hub-owned: explain, never decide. The selection is what the hub's own objects say."""
     result, error = _schedule_or_error(placement, parsed, snapshot, now)
-    explained = explanation(result) if result is not None else {"error": error}
+    explained = explanations.stored(result) if result is not None else ({"error": error}, b"")
     selected = placement.family.observed_selection(placement, snapshot)
 
     def write() -> Outcome:

@@ -1,8 +1,8 @@
 """How placements are shown: the list tables, the score table computed from a stored explanation, the charts.
 
-The score table never re-runs the scheduler: every row comes from `Placement.explanation` (the
-scheduler's `to_explanation()`: clusters as columns), so a page of a 10,000-cluster table costs one
-JSON read, a sort of the key columns and a ScoreRow per shown row.
+The score table never re-runs the scheduler: every row comes from the placement's stored ClusterRecord
+(placement.explanations), so a page of a 10,000-cluster table costs one unpacking of its arrays, a numpy
+sort of the key columns and a ScoreRow per shown row.
 """
 
 import heapq
@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar, overload
 
 import django_tables2 as tables
+import numpy as np
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
@@ -22,7 +23,7 @@ from inventory.tables import cluster_link, hub_column
 from placement import queries
 from placement.history import SelectionPoint
 from placement.models import Placement
-from placement.scheduler import columns as cluster_columns
+from placement.scheduler.record import ClusterRecord, Ints
 
 SCORE_COLUMNS_SORTS = ("rank", "name", "total")
 # The score chart's bars: the best ranked selected clusters, then the best ranked clusters left out, so
@@ -55,38 +56,11 @@ class ScoreRow:
         return [(self.scores.get(name), self.contributions.get(name)) for name in prioritizers]
 
 
-def explanation_columns(explanation: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The stored explanation's clusters as columns; an explanation stored as rows (before the next
-    reschedule rewrites it) is converted, so every reader accepts both shapes."""
-    clusters = explanation.get("clusters") or {}
-    return clusters if isinstance(clusters, Mapping) else cluster_columns.from_rows(clusters)
-
-
-def explanation_rows(explanation: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The stored explanation's clusters as `to_report()` rows (the API's contract), from either shape."""
-    return cluster_columns.rows(explanation_columns(explanation))
-
-
-class RowKey(NamedTuple):
-    """The sort and filter fields of one row of the columns, and where it is."""
-
-    position: int
-    name: str
-    selected: bool
-    filtered_by: str | None
-    total: int | None
-    rank: int | None
-
-
 class _Sortable(Protocol):
     @property
     def name(self) -> str: ...
     @property
     def selected(self) -> bool: ...
-    @property
-    def filtered_by(self) -> str | None: ...
-    @property
-    def total(self) -> int | None: ...
     @property
     def rank(self) -> int | None: ...
 
@@ -94,46 +68,86 @@ class _Sortable(Protocol):
 Row = TypeVar("Row", bound=_Sortable)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ScoreTable:
-    """The score table of one explanation, kept as columns: rows are built only when read. The placement's
-    family (`Placement.family.score_table`) ranks the rows and reads its own score columns."""
+    """The score table of one run's ClusterRecord: sorted and filtered on its arrays, rows built only when
+    read. The placement's family (`Placement.family.score_table`) ranks the rows and reads its own score
+    columns; a row has a total exactly when it has a rank."""
 
-    columns: Mapping[str, Any]
-    ranks: Sequence[int | None]
-    totals: Sequence[int | None]
+    record: ClusterRecord
+    ranks: np.ndarray  # int64, 0 where the cluster was not ranked
+    totals: Ints
     # one cluster's entry and rank -> its row
     score_row: Callable[[Mapping[str, Any], int | None], ScoreRow]
 
     def __len__(self) -> int:
-        return len(self.ranks)
+        return len(self.record)
+
+    @property
+    def scored_count(self) -> int:
+        return int(np.count_nonzero(self.ranks))
 
     def row(self, index: int) -> ScoreRow:
-        return self.score_row(cluster_columns.row(self.columns, index), self.ranks[index])
+        return self.score_row(self.record.row(index), int(self.ranks[index]) or None)
 
-    def keys(self) -> list[RowKey]:
-        """Every row's sort and filter fields, from the columns (no ScoreRow built)."""
-        names = self.columns.get("name") or []
-        selected = self.columns.get("selected") or []
-        reasons = self.columns.get("filteredBy") or []
-        fields = zip(range(len(self)), names, selected, reasons, self.totals, self.ranks, strict=True)
-        return [RowKey(*row) for row in fields]
+    def order(self, sort: str) -> np.ndarray:
+        """Row positions by `rank`, `name` or `total` (`-` reverses); unscored rows stay last, by name,
+        for rank and total."""
+        key, descending = sort.lstrip("-"), sort.startswith("-")
+        if key == "name":
+            order = self.record.name_order
+            return order[::-1] if descending else order
+        if key == "rank":
+            # ranks are distinct: only the unranked rows need their names to break ties
+            ranked = self.ranks > 0
+            positions = np.flatnonzero(ranked)
+            first = positions[np.argsort(self.ranks[positions], kind="stable")]
+            rest = np.flatnonzero(~ranked)
+            names = np.asarray([self.record.names[p] for p in rest.tolist()], dtype=str)
+            rest = rest[np.argsort(names, kind="stable")] if len(rest) else rest
+        else:
+            totals = self.totals
+            order = np.lexsort((self.record.name_rank, -totals.values, ~totals.present))
+            first, rest = np.split(order, [int(np.count_nonzero(totals.present))])
+        return np.concatenate([first[::-1] if descending else first, rest])
 
-    def chart_pick(self) -> "ChartPick[ScoreRow]":
-        """The score chart's rows (`chart_pick`), built for the picked keys only."""
-        pick = chart_pick(self.keys())
-        selected = [self.row(key.position) for key in pick.selected]
-        return ChartPick(selected, [self.row(key.position) for key in pick.others], pick.not_shown)
+    def shown(self, positions: np.ndarray, *, name: str = "", show: str = "") -> np.ndarray:
+        """The positions whose name contains `name` (any case) and that `show` keeps: `selected`,
+        `scored` or `filtered` (anything else: every row)."""
+        keep = {
+            "selected": self.record.selected,
+            "scored": self.ranks > 0,
+            "filtered": self.record.reasons.codes >= 0,
+        }.get(show, np.ones(len(self), dtype=bool))
+        if name:
+            needle = name.lower()
+            names = self.record.names
+            keep = keep & np.fromiter((needle in n.lower() for n in names), dtype=bool, count=len(names))
+        shown: np.ndarray = positions[keep[positions]]
+        return shown
+
+    def chart_pick(self, selected: int = CHART_SELECTED, others: int = CHART_OTHERS) -> "ChartPick[ScoreRow]":
+        """The score chart's rows (`chart_pick`), picked on the arrays and built for the picked rows only."""
+        ranked = self.ranks > 0
+        chosen = self.record.selected & ranked
+        best = self._best(np.flatnonzero(chosen), selected)
+        best_rest = self._best(np.flatnonzero(ranked & ~chosen), others)
+        not_shown = int(np.count_nonzero(ranked)) - len(best) - len(best_rest)
+        return ChartPick([self.row(p) for p in best], [self.row(p) for p in best_rest], not_shown)
+
+    def _best(self, positions: np.ndarray, count: int) -> list[int]:
+        ordered: list[int] = positions[np.argsort(self.ranks[positions], kind="stable")][:count].tolist()
+        return ordered
 
 
 class ScoreRows(Sequence[ScoreRow]):
-    """Rows of a ScoreTable in a given order, built when indexed: a paginator builds one page's rows."""
+    """Rows of a ScoreTable at the given positions, built when indexed: a paginator builds one page's rows."""
 
-    def __init__(self, table: ScoreTable, keys: Sequence[RowKey]) -> None:
-        self.table, self.keys = table, keys
+    def __init__(self, table: ScoreTable, positions: np.ndarray) -> None:
+        self.table, self.positions = table, positions
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self.positions)
 
     @overload
     def __getitem__(self, index: int) -> ScoreRow: ...
@@ -141,51 +155,15 @@ class ScoreRows(Sequence[ScoreRow]):
     def __getitem__(self, index: slice) -> list[ScoreRow]: ...
     def __getitem__(self, index: int | slice) -> ScoreRow | list[ScoreRow]:
         if isinstance(index, slice):
-            return [self.table.row(key.position) for key in self.keys[index]]
-        return self.table.row(self.keys[index].position)
+            return [self.table.row(p) for p in self.positions[index].tolist()]
+        return self.table.row(int(self.positions[index]))
 
     def __iter__(self) -> Iterator[ScoreRow]:
-        return (self.table.row(key.position) for key in self.keys)
-
-
-def score_rows(table: ScoreTable) -> list[ScoreRow]:
-    """Every cluster of the table as a ScoreRow, ranked first (by rank), then the rest by name."""
-    return [table.row(key.position) for key in sort_rows(table.keys(), "rank")]
+        return (self.table.row(p) for p in self.positions.tolist())
 
 
 def _rank_key(row: _Sortable) -> tuple[int, int, str]:
     return (0, row.rank, row.name) if row.rank is not None else (1, 0, row.name)
-
-
-def _total_key(row: _Sortable) -> tuple[int, int, str]:
-    return (0, -row.total, row.name) if row.total is not None else (1, 0, row.name)
-
-
-_SORT_KEYS = {"rank": _rank_key, "name": lambda row: row.name, "total": _total_key}
-
-
-def sort_rows(rows: list[Row], sort: str) -> list[Row]:
-    """Rows by `rank`, `name` or `total` (`-` reverses); unscored rows stay last for rank and total."""
-    key = _SORT_KEYS[sort.lstrip("-")]
-    ordered = sorted(rows, key=key)
-    if not sort.startswith("-"):
-        return ordered
-    if sort == "-name":
-        return ordered[::-1]
-    scored = [row for row in ordered if row.rank is not None or row.total is not None]
-    return scored[::-1] + ordered[len(scored) :]
-
-
-def filter_rows(rows: Sequence[Row], *, name: str = "", show: str = "") -> list[Row]:
-    """`name` contains; `show` = `selected`, `scored` or `filtered` (anything else: every row)."""
-    shows: dict[str, Callable[[Row], bool]] = {
-        "selected": lambda row: row.selected,
-        "scored": lambda row: row.rank is not None,
-        "filtered": lambda row: row.filtered_by is not None,
-    }
-    wanted: Callable[[Row], bool] = shows.get(show, lambda row: True)
-    needle = name.lower()
-    return [row for row in rows if wanted(row) and needle in row.name.lower()]
 
 
 class _PrioritizerColumn(tables.Column):  # type: ignore[misc]

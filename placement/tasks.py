@@ -170,7 +170,10 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     for placement_id in placement_ids:
         queued = Q(reschedule_queued_at__gte=timezone.now() - QUEUED_TTL)
         placement = (
-            Placement.objects.filter(pk=placement_id, hub=hub).exclude(queued).defer("explanation").first()
+            Placement.objects.filter(pk=placement_id, hub=hub)
+            .exclude(queued)
+            .defer("explanation", "cluster_record")
+            .first()
         )
         if placement is None:
             counts["skipped"] += 1

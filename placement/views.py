@@ -28,7 +28,7 @@ from core.hooks import Hook
 from core.requests import SignedInRequest
 from core.views import table_page
 from inventory import tables as inventory_tables
-from placement import access, history, importing, queries, service, tables, tolerations
+from placement import access, explanations, history, importing, queries, service, tables, tolerations
 from placement.filtersets import PlacementFilterSet
 from placement.forms import PlacementForm, SpecForm, TolerationFormSet, UploadForm, as_yaml
 from placement.models import Placement
@@ -94,23 +94,23 @@ def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]
         "show": request.GET.get("show", ""),
         "cluster_filter": request.GET.get("cluster", ""),
     }
-    fixed = family.fixed_clusters(explanation)
+    record = explanations.record(placement)
+    fixed = family.fixed_clusters(explanation, record)
     if fixed is not None:
         return context | {"fixed_table": tables.FixedClusterTable(fixed, placement).configure(request)}
-    table = family.score_table(explanation)
-    keys = table.keys()
+    table = family.score_table(explanation, record)
     sort = request.GET.get("sort", "rank")
     if sort.lstrip("-") not in tables.SCORE_COLUMNS_SORTS:
         sort = "rank"
-    shown = tables.filter_rows(
-        tables.sort_rows(keys, sort), name=request.GET.get("cluster", ""), show=request.GET.get("show", "")
+    shown = table.shown(
+        table.order(sort), name=request.GET.get("cluster", ""), show=request.GET.get("show", "")
     )
-    # sorted and filtered on the key columns; ScoreRows are built for the shown page only
+    # sorted and filtered on the record's arrays; ScoreRows are built for the shown page only
     rows = tables.ScoreRows(table, shown)
     return context | {
         "table": tables.ScoreRowTable(rows, prioritizers, placement).configure(request),
         "cluster_count": len(table),
-        "scored_count": sum(1 for key in keys if key.rank is not None),
+        "scored_count": table.scored_count,
         "chart": tables.chart_figure(family.chart_title, family.chart_axis, table.chart_pick(), names),
     }
 

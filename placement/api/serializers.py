@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from inventory.api.serializers import HubScopedSerializer, NamedField
 from inventory.models import Hub
-from placement import queries
+from placement import explanations, queries
 from placement.models import (
     ClusterResourceBinding,
     DecisionChange,
@@ -15,7 +15,6 @@ from placement.models import (
     PlacementDecision,
 )
 from placement.scheduler.untrusted import NUL_REFUSED, holds_nul
-from placement.tables import explanation_rows
 
 
 class SpecField(serializers.JSONField):
@@ -93,18 +92,16 @@ class PlacementSerializer(HubScopedSerializer[Placement]):
 
 
 class ExplanationField(serializers.JSONField):
-    """The stored explanation with its per-cluster columns turned back into `to_report()` rows: the
-    API answers the shape it always has."""
+    """The placement's explanation as the scheduler's report has it, its clusters as `to_report()` rows
+    built from the stored record (placement.explanations): the API answers the shape it always has."""
 
     def to_representation(self, value: Any) -> Any:
-        explanation = dict(value or {})
-        if "clusters" in explanation:
-            explanation["clusters"] = explanation_rows(explanation)
-        return super().to_representation(explanation)
+        # source="*": the value is the placement itself, whose record the rows are built from
+        return super().to_representation(explanations.full(value))
 
 
 class PlacementDetailSerializer(PlacementSerializer):
-    explanation = ExplanationField(read_only=True)
+    explanation = ExplanationField(source="*", read_only=True)
 
     class Meta(PlacementSerializer.Meta):
         fields = [*PlacementSerializer.Meta.fields, "explanation"]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from inventory.changes import HubChanges
     from inventory.models import Hub, ManagedCluster
     from placement.models import Placement
+    from placement.scheduler.record import ClusterRecord
     from placement.service import HubSnapshot, ScheduleResult, Writer, _Stored
     from placement.tables import FixedCluster, ScoreRow, ScoreTable
 
@@ -156,8 +157,10 @@ class Family(Protocol):
     def current_selection(self, placement: Placement) -> list[str]: ...
     def stored_objects(self, placement: Placement) -> QuerySet[Any]: ...
     def prioritizer_columns(self, explanation: Mapping[str, Any]) -> list[tuple[str, int | None]]: ...
-    def score_table(self, explanation: Mapping[str, Any]) -> ScoreTable: ...
-    def fixed_clusters(self, explanation: Mapping[str, Any]) -> list[FixedCluster] | None:
+    def score_table(self, explanation: Mapping[str, Any], record: ClusterRecord) -> ScoreTable: ...
+    def fixed_clusters(
+        self, explanation: Mapping[str, Any], record: ClusterRecord
+    ) -> list[FixedCluster] | None:
         """The clusters a fixed-list policy names, with their status (None: the policy picks them)."""
 
     def whatif_spec(self, spec: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]: ...

@@ -21,7 +21,7 @@ from django.db.models.fields.json import KeyTextTransform
 from inventory import roles, scheduler_inputs
 from inventory.changes import HubChanges
 from inventory.models import Hub, ManagedCluster
-from placement import queries, service, tables
+from placement import explanations, queries, service, tables
 from placement.models import CRP_LABEL, ClusterResourceBinding, Owner, Placement
 from placement.scheduler.errors import ManifestError, json_type
 from placement.scheduler.fleet import types as fleet
@@ -31,6 +31,7 @@ from placement.scheduler.fleet.report import FleetScheduleResult
 from placement.scheduler.fleet.schedule import schedule_crp
 from placement.scheduler.fleet.types import PICK_ALL, PICK_FIXED, STATE_UNSCHEDULED
 from placement.scheduler.ocm.status import set_condition
+from placement.scheduler.record import ClusterRecord, Ints
 from placement.scheduler.render import bindings_table, section
 
 # The CRP condition the policy snapshot's Scheduled condition becomes (KubeFleet's naming).
@@ -236,7 +237,7 @@ class FleetFamily:
             fleet_result = self.schedule(placement, parsed, snapshot, now)
         except ManifestError as exc:
             return service._error_writer(placement, exc.message, now, stored)
-        explained = service.explanation(fleet_result)
+        explained = explanations.stored(fleet_result)
         index, digest = policy_snapshot(placement, own)
 
         def write() -> service.Outcome:
@@ -292,25 +293,29 @@ class FleetFamily:
         """The affinity and spread scores, which carry no weight."""
         return [(AFFINITY, None), (TOPOLOGY, None)]
 
-    def score_table(self, explanation: Mapping[str, Any]) -> tables.ScoreTable:
-        columns = tables.explanation_columns(explanation)
-        names, reasons = columns.get("name") or [], columns.get("filteredBy") or []
-        affinity, topology = columns.get("affinityScore") or [], columns.get("topologySpreadScore") or []
-        scored = [i for i in range(len(names)) if reasons[i] is None and affinity[i] is not None]
-        # PickN's order: (topology, affinity) descending, ties to the larger name, as KubeFleet picks
-        scored.sort(key=lambda i: (topology[i], affinity[i], names[i]), reverse=True)
-        ranks: list[int | None] = [None] * len(names)
-        totals: list[int | None] = [None] * len(names)
-        for rank, i in enumerate(scored, 1):
-            ranks[i], totals[i] = rank, affinity[i] + topology[i]
-        return tables.ScoreTable(columns, ranks, totals, score_row)
+    def score_table(self, explanation: Mapping[str, Any], record: ClusterRecord) -> tables.ScoreTable:
+        """Ranked as PickN picks: (topology, affinity) descending, ties to the larger name, as KubeFleet."""
+        empty = Ints.of([None] * len(record))
+        affinity, topology = (
+            record.ints("affinityScore") or empty,
+            record.ints("topologySpreadScore") or empty,
+        )
+        positions = np.flatnonzero((record.reasons.codes < 0) & affinity.present)
+        keys = (record.name_rank[positions], affinity.values[positions], topology.values[positions])
+        order = positions[np.lexsort(keys)[::-1]]
+        ranks = np.zeros(len(record), dtype=np.int64)
+        ranks[order] = np.arange(1, len(order) + 1)
+        totals = Ints(affinity.values + topology.values, ranks > 0)
+        return tables.ScoreTable(record, ranks, totals, score_row)
 
-    def fixed_clusters(self, explanation: Mapping[str, Any]) -> list[tables.FixedCluster] | None:
+    def fixed_clusters(
+        self, explanation: Mapping[str, Any], record: ClusterRecord
+    ) -> list[tables.FixedCluster] | None:
         """A PickFixed explanation's listed clusters with their status: its decisions hold every listed name
         (a name the inventory lacks is in no column, an ineligible one has its filter reason)."""
         if explanation.get("placementType") != PICK_FIXED:
             return None
-        members = set(tables.explanation_columns(explanation).get("name") or ())
+        members = set(record.names)
         fixed = []
         for decision in explanation.get("decisions") or ():
             name = decision["clusterName"]

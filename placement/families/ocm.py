@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.db import NotSupportedError, connection, models
 from django.db.models import OuterRef, Q, QuerySet, Subquery, Sum
 
@@ -19,9 +20,8 @@ from inventory import roles, scheduler_inputs
 from inventory.changes import HubChanges, scheduler_view
 from inventory.editing import invalid_value
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
-from placement import history, queries, service, tables
+from placement import explanations, history, queries, service, tables
 from placement.models import PLACEMENT_LABEL, Owner, Placement, PlacementDecision
-from placement.scheduler import columns as cluster_columns
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.labels import qualified_name_error
 from placement.scheduler.ocm import triggers
@@ -33,6 +33,7 @@ from placement.scheduler.ocm.report import OcmScheduleResult
 from placement.scheduler.ocm.schedule import schedule_placement
 from placement.scheduler.ocm.taints import cluster_tolerated, toleration_error, untolerated_reason
 from placement.scheduler.ocm.types import ADDITIVE, BUILT_IN_PRIORITIZERS, EXACT
+from placement.scheduler.record import ClusterRecord, Ints
 from placement.scheduler.render import decision_groups_table, placement_decisions_table, section
 
 logger = logging.getLogger(__name__)
@@ -278,7 +279,7 @@ class OcmFamily:
         snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
         before = self.selected(stored.rows)
         result = self.schedule(placement, parsed, snapshot, now)
-        explained = service.explanation(result)
+        explained = explanations.stored(result)
         expiry = snapshot.next_score_expiry(_add_on_resources(parsed), now)
 
         def write() -> service.Outcome:
@@ -324,15 +325,18 @@ class OcmFamily:
         """(prioritizer, weight) in name order."""
         return sorted((explanation.get("weights") or {}).items())
 
-    def score_table(self, explanation: Mapping[str, Any]) -> tables.ScoreTable:
-        columns = tables.explanation_columns(explanation)
-        ranks = columns.get("rank") or [None] * cluster_columns.row_count(columns)
+    def score_table(self, explanation: Mapping[str, Any], record: ClusterRecord) -> tables.ScoreTable:
+        """The scheduler's own ranks and totals, as stored."""
+        rank = record.ints("rank") or Ints.of([None] * len(record))
+        ranks = np.where(rank.present, rank.values, 0)
         weights = explanation.get("weights") or {}
         return tables.ScoreTable(
-            columns, ranks, columns.get("total") or ranks, lambda cluster, _rank: score_row(cluster, weights)
+            record, ranks, record.ints("total") or rank, lambda cluster, _rank: score_row(cluster, weights)
         )
 
-    def fixed_clusters(self, explanation: Mapping[str, Any]) -> list[tables.FixedCluster] | None:
+    def fixed_clusters(
+        self, explanation: Mapping[str, Any], record: ClusterRecord
+    ) -> list[tables.FixedCluster] | None:
         """OCM has no fixed list of clusters."""
         return None
 

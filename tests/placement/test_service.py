@@ -11,11 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from inventory.models import AuditEntry, ClusterSetRole, Hub
-from placement import access, service
+from placement import access, explanations, service
 from placement.families.fleet import policy_snapshot
 from placement.models import PLACEMENT_LABEL, DecisionChange, Placement, PlacementDecision, PlacementEvent
 from placement.scheduler.errors import ManifestError
-from placement.tables import explanation_rows
 from tests.factories import UserFactory, placement_role
 from tests.placement.conftest import NOW, WEB_SPEC
 
@@ -60,7 +59,8 @@ def test_creating_stores_decisions_as_upstream(web_placement: Placement) -> None
     ]
     explained = web_placement.explanation
     assert explained["selected"] == names
-    clusters = explanation_rows(explained)  # stored as columns
+    assert "clusters" not in explained  # stored as a packed record beside it
+    clusters = explanations.full(web_placement)["clusters"]
     assert [c["name"] for c in clusters if c["selected"]] == sorted(
         names, key=lambda n: [c["name"] for c in clusters].index(n)
     )
@@ -223,7 +223,7 @@ def test_hub_owned_placements_are_read_only_and_only_explained(manifests_hub: Hu
         service.apply_spec(mirror, mirror.spec, actor=editor)
     service.reschedule(mirror, trigger="periodic resync", now=NOW)
     mirror.refresh_from_db()
-    assert mirror.explanation["name"] == "frontend" and explanation_rows(mirror.explanation)
+    assert mirror.explanation["name"] == "frontend" and explanations.record(mirror).rows()
     assert list(PlacementDecision.objects.values_list("pk", "decisions")) == hub_decisions
     assert not mirror.events.exists()
 

@@ -7,9 +7,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from inventory.models import AuditEntry, Hub
-from placement import access
+from placement import access, explanations
 from placement.models import DecisionChange, Owner, Placement
-from placement.scheduler import columns
 from tests.factories import HubFactory, NamespaceRoleFactory, PlacementFactory, UserFactory, placement_role
 from tests.placement_pages.access_support import VIEW, api_for, grant
 from tests.placement_pages.explanations import OCM_EXPLANATION
@@ -173,7 +172,7 @@ def test_list_filters_like_the_page(api: APIClient, demo_fleet: None) -> None:
 
 
 def test_detail_answers_the_stored_columns_as_report_rows(api: APIClient, ops: User) -> None:
-    columnar = {**OCM_EXPLANATION, "clusters": columns.from_rows(OCM_EXPLANATION["clusters"])}
+    columnar = {**OCM_EXPLANATION, "clusters": explanations.record_of(OCM_EXPLANATION).columns_as_lists()}
     placement = PlacementFactory(explanation=columnar)
     grant(ops, placement)
     explanation = api.get(url("placement-detail", placement.pk)).json()["explanation"]

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from placement import tables, whatif
+from placement import explanations, tables, whatif
 from placement.families import ocm
 
 CLUSTERS = 10_000
@@ -41,7 +41,8 @@ def shuffled_explanation() -> dict:
 
 @pytest.fixture(scope="module")
 def figure() -> dict:
-    table = ocm.OCM.score_table(shuffled_explanation())
+    explanation = shuffled_explanation()
+    table = ocm.OCM.score_table(explanation, explanations.record_of(explanation))
     return tables.chart_figure(
         ocm.OCM.chart_title, ocm.OCM.chart_axis, table.chart_pick(), ["Balance", "Steady"]
     )

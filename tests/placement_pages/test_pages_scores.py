@@ -1,13 +1,25 @@
 """The score table maths from a stored explanation: weighted contributions, totals, ranks, sort, chart."""
 
-from placement import tables
+from collections.abc import Mapping
+from typing import Any
+
+from placement import explanations, tables
 from placement.families import Family, fleet, ocm
-from placement.scheduler import columns
+from placement.scheduler.record import ClusterRecord
 from tests.placement_pages.explanations import ADDON, FLEET_EXPLANATION, MEMORY, OCM_EXPLANATION
 
 
+def score_table(family: Family, explanation: Mapping[str, Any]) -> tables.ScoreTable:
+    return family.score_table(explanation, explanations.record_of(explanation))
+
+
+def score_rows(family: Family, explanation: Mapping[str, Any], sort: str = "rank") -> list[tables.ScoreRow]:
+    table = score_table(family, explanation)
+    return list(tables.ScoreRows(table, table.order(sort)))
+
+
 def rows_by_name(family: Family, explanation: dict) -> dict[str, tables.ScoreRow]:
-    return {row.name: row for row in tables.score_rows(family.score_table(explanation))}
+    return {row.name: row for row in score_rows(family, explanation)}
 
 
 def test_weighted_contributions_are_raw_times_weight_and_add_up_to_the_total() -> None:
@@ -20,7 +32,7 @@ def test_weighted_contributions_are_raw_times_weight_and_add_up_to_the_total() -
 
 
 def test_rows_are_in_rank_order_with_filtered_clusters_last_and_marked() -> None:
-    rows = tables.score_rows(ocm.OCM.score_table(OCM_EXPLANATION))
+    rows = score_rows(ocm.OCM, OCM_EXPLANATION)
     assert [(row.name, row.rank, row.selected) for row in rows] == [
         ("b", 1, True),
         ("c", 2, True),
@@ -46,18 +58,40 @@ def test_prioritizer_columns_are_sorted_with_their_weights() -> None:
 
 
 def test_sorting_keeps_unscored_rows_last_and_filters_combine() -> None:
-    rows = tables.score_rows(ocm.OCM.score_table(OCM_EXPLANATION))
-    assert [r.name for r in tables.sort_rows(rows, "-rank")] == ["a", "c", "b", "d"]
-    assert [r.name for r in tables.sort_rows(rows, "total")] == ["b", "c", "a", "d"]
-    assert [r.name for r in tables.sort_rows(rows, "-total")] == ["a", "c", "b", "d"]
-    assert [r.name for r in tables.sort_rows(rows, "-name")] == ["d", "c", "b", "a"]
-    assert [r.name for r in tables.filter_rows(rows, show="selected")] == ["b", "c"]
-    assert [r.name for r in tables.filter_rows(rows, show="filtered")] == ["d"]
-    assert [r.name for r in tables.filter_rows(rows, name="A", show="scored")] == ["a"]
+    def names(sort: str, **shown: str) -> list[str]:
+        table = score_table(ocm.OCM, OCM_EXPLANATION)
+        return [row.name for row in tables.ScoreRows(table, table.shown(table.order(sort), **shown))]
+
+    assert names("rank") == ["b", "c", "a", "d"]
+    assert names("-rank") == ["a", "c", "b", "d"]
+    assert names("total") == ["b", "c", "a", "d"]
+    assert names("-total") == ["a", "c", "b", "d"]
+    assert names("name") == ["a", "b", "c", "d"]
+    assert names("-name") == ["d", "c", "b", "a"]
+    assert names("rank", show="selected") == ["b", "c"]
+    assert names("rank", show="filtered") == ["d"]
+    assert names("rank", name="A", show="scored") == ["a"]
+    assert names("-total", name="nothing") == []
+
+
+def test_equal_totals_sort_by_name_and_unranked_rows_by_name() -> None:
+    rows = [
+        {"name": n, "selected": False, "filteredBy": r, "scores": {}, "total": t, "rank": k}
+        for n, r, t, k in [
+            ("z", None, 5, 1),
+            ("e", None, 5, 2),
+            ("y", "f", None, None),
+            ("b", "f", None, None),
+        ]
+    ]
+    table = score_table(ocm.OCM, {"clusters": rows})
+    assert [table.row(p).name for p in table.order("total")] == ["e", "z", "b", "y"]
+    assert [table.row(p).name for p in table.order("rank")] == ["z", "e", "b", "y"]
+    assert [table.row(p).name for p in table.order("-rank")] == ["e", "z", "b", "y"]
 
 
 def test_fleet_ranks_by_topology_then_affinity_then_the_larger_name() -> None:
-    rows = tables.score_rows(fleet.FLEET.score_table(FLEET_EXPLANATION))
+    rows = score_rows(fleet.FLEET, FLEET_EXPLANATION)
     assert [(row.name, row.rank) for row in rows] == [
         ("m2", 1),
         ("m3", 2),
@@ -70,7 +104,7 @@ def test_fleet_ranks_by_topology_then_affinity_then_the_larger_name() -> None:
 
 
 def test_chart_stacks_one_trace_per_prioritizer_over_the_picked_ranks() -> None:
-    rows = tables.score_rows(ocm.OCM.score_table(OCM_EXPLANATION))
+    rows = score_rows(ocm.OCM, OCM_EXPLANATION)
     pick = tables.chart_pick(rows, selected=1, others=1)
     figure = tables.chart_figure(
         ocm.OCM.chart_title, ocm.OCM.chart_axis, pick, [ADDON, "Balance", MEMORY, "Steady"]
@@ -83,15 +117,21 @@ def test_chart_stacks_one_trace_per_prioritizer_over_the_picked_ranks() -> None:
     assert figure["summary"] == "1 selected cluster and the best 1 not selected; 1 more not shown"
 
 
-def test_columnar_and_row_shaped_explanations_give_the_same_table() -> None:
+def test_columnar_row_shaped_and_packed_explanations_give_the_same_table() -> None:
     families: list[tuple[Family, dict]] = [(ocm.OCM, OCM_EXPLANATION), (fleet.FLEET, FLEET_EXPLANATION)]
     for family, explanation in families:
-        columnar = {**explanation, "clusters": columns.from_rows(explanation["clusters"])}
-        rows = tables.score_rows(family.score_table(explanation))
-        assert tables.score_rows(family.score_table(columnar)) == rows
-        assert tables.explanation_rows(columnar) == tables.explanation_rows(explanation)
-        assert tables.explanation_rows(columnar) == explanation["clusters"]
-        table = family.score_table(columnar)
-        shown = tables.ScoreRows(table, tables.sort_rows(table.keys(), "-total"))
-        assert list(shown) == tables.sort_rows(rows, "-total")
-        assert shown[1:3] == list(shown)[1:3]
+        record = explanations.record_of(explanation)
+        columnar = {**explanation, "clusters": record.columns_as_lists()}
+        packed = ClusterRecord.unpack(record.pack())
+        assert (
+            record.rows()
+            == packed.rows()
+            == explanations.record_of(columnar).rows()
+            == explanation["clusters"]
+        )
+        rows = score_rows(family, explanation, "-total")
+        assert score_rows(family, columnar, "-total") == rows
+        table = family.score_table(explanation, packed)
+        shown = tables.ScoreRows(table, table.order("-total"))
+        assert list(shown) == rows
+        assert shown[1:3] == rows[1:3]

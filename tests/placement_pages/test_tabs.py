@@ -13,7 +13,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from placement import views
+from placement import explanations, views
 from placement.families import fleet, ocm
 from placement.models import Placement
 from placement.scheduler.fleet.inventory import FleetInventory
@@ -159,13 +159,15 @@ def pick_fixed(user: User) -> Placement:
     members.append(member("stale", heartbeat=NOW - timedelta(minutes=10)))
     policy = PlacementPolicy("PickFixed", cluster_names=("m-07", "stale", "ghost"))
     result = schedule_crp(crp_input(policy), FleetInventory(members), [], NOW)
+    stored = explanations.stored(result)
     spec = {"policy": {"placementType": "PickFixed", "clusterNames": ["m-07", "stale", "ghost"]}}
     placement = PlacementFactory(
         kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
         namespace="",
         name="web",
         spec=spec,
-        explanation=result.to_explanation(),
+        explanation=stored[0],
+        cluster_record=stored[1],
     )
     ClusterResourceBindingFactory(placement=placement, target="m-07")
     grant(user, placement)
@@ -176,7 +178,7 @@ def test_a_pick_fixed_placement_lists_its_clusters_with_their_status_and_no_fill
     logged_in_client: Client, user: User
 ) -> None:
     placement = pick_fixed(user)
-    assert fleet.FLEET.fixed_clusters(placement.explanation) is not None
+    assert fleet.FLEET.fixed_clusters(placement.explanation, explanations.record(placement)) is not None
     for tab in ("scores", "whatif"):
         response = logged_in_client.get(tab_url(placement, tab))
         html = response.content.decode()

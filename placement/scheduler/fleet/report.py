@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from placement.scheduler.columns import rows as column_rows
 from placement.scheduler.fleet.types import ClusterDecision, ClusterResourceBinding
+from placement.scheduler.record import FILTERED_BY, NAME, SELECTED, ClusterRecord, Ints, Reasons
 
 CREATE, PATCH, UNSCHEDULE = "create", "patch", "unschedule"
 
@@ -44,18 +44,17 @@ class ClusterTable:
     affinity: np.ndarray  # int64
     topology: np.ndarray  # int64
 
-    def columns(self) -> dict[str, list[Any]]:
-        """The explanation columns, keyed as `ClusterExplanation.to_dict()`, from the arrays (`.tolist()`)."""
-        scored = self.scored.tolist()
-        return {
-            "name": list(self.names),
-            "selected": self.selected.tolist(),
-            "filteredBy": self.filtered_by.tolist(),
-            "affinityScore": [v if s else None for v, s in zip(self.affinity.tolist(), scored, strict=True)],
-            "topologySpreadScore": [
-                v if s else None for v, s in zip(self.topology.tolist(), scored, strict=True)
-            ],
-        }
+    def record(self) -> ClusterRecord:
+        """The explanation columns, keyed as `ClusterExplanation.to_dict()`, in inventory (name) order."""
+        return ClusterRecord(
+            {
+                NAME: list(self.names),
+                SELECTED: self.selected.astype(bool),
+                FILTERED_BY: Reasons.of(self.filtered_by.tolist()),
+                "affinityScore": Ints(self.affinity.astype(np.int64), self.scored.astype(bool)),
+                "topologySpreadScore": Ints(self.topology.astype(np.int64), self.scored.astype(bool)),
+            }
+        )
 
     def explain(self, index: int) -> ClusterExplanation:
         scored = bool(self.scored[index])
@@ -153,9 +152,11 @@ class FleetScheduleResult:
 
     def to_report(self) -> dict[str, Any]:
         """One item of `schedule -o json`: plain JSON types only."""
-        return self._report(column_rows(self.cluster_table.columns()))
+        return self._report(self.cluster_table.record().rows())
 
-    def to_explanation(self) -> dict[str, Any]:
-        """The explanation stored on a placement: `to_report()` with `clusters` as columns (`name`,
-        `selected`, `filteredBy`, `affinityScore`, `topologySpreadScore`), in name order."""
-        return self._report(self.cluster_table.columns())
+    def to_explanation(self) -> tuple[dict[str, Any], ClusterRecord]:
+        """What a placement stores: `to_report()` without `clusters`, and the clusters as a ClusterRecord
+        (`name`, `selected`, `filteredBy`, `affinityScore`, `topologySpreadScore`), in name order."""
+        report = self._report(None)
+        del report["clusters"]
+        return report, self.cluster_table.record()

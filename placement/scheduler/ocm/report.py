@@ -6,7 +6,7 @@ reconcile at 10,000 clusters does not build 10,000 dicts nobody reads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from placement.scheduler.columns import rows as column_rows
 from placement.scheduler.ocm.clustersets import ClusterSetSelectorError
 from placement.scheduler.ocm.decisions import (
     BindPlan,
@@ -28,6 +27,7 @@ from placement.scheduler.ocm.predicate import predicate_reason
 from placement.scheduler.ocm.status import ScheduleStatus
 from placement.scheduler.ocm.taints import untolerated_reason
 from placement.scheduler.ocm.types import Placement
+from placement.scheduler.record import FILTERED_BY, NAME, SELECTED, ClusterRecord, Ints, Reasons
 from placement.scheduler.timeutil import go_until
 
 if TYPE_CHECKING:
@@ -192,6 +192,31 @@ class OcmScheduleResult:
             return f"not scheduled: the placement is {status.code} ({status.plugin}:{status.message})"
         return self._outside_reason()
 
+    def _reasons(self, positions: list[int]) -> Iterator[str | None]:
+        """`_filtered_by` of these positions, each distinct reason computed once: a taint reason depends
+        only on the cluster's taints and whether it is decided, a predicate reason on the cluster's own
+        labels and claims, and every other stage gives all its clusters one reason."""
+        stages = self._stage_list
+        decided = self.inventory.decided_cluster_names(*self.placement.key)
+        taint_reasons: dict[tuple[Any, bool], str | None] = {}
+        stage_reasons: dict[int, str | None] = {}
+        for position in positions:
+            stage = stages[position]
+            if stage == SCORED:
+                yield None
+            elif stage == PREDICATE:
+                yield self._filtered_by(position)
+            elif stage == TAINT:
+                cluster = self.inventory.clusters[position]
+                key = (cluster.taints, cluster.name in decided)
+                if key not in taint_reasons:
+                    taint_reasons[key] = self._filtered_by(position)
+                yield taint_reasons[key]
+            else:
+                if stage not in stage_reasons:
+                    stage_reasons[stage] = self._filtered_by(position)
+                yield stage_reasons[stage]
+
     def _outside_reason(self) -> str:
         namespace = self.placement.namespace
         if self.context is None:
@@ -227,12 +252,12 @@ class OcmScheduleResult:
             "rank": rank,
         }
 
-    def cluster_columns(self, *, summarise_outside: bool = False) -> tuple[dict[str, Any], np.ndarray]:
+    def cluster_record(self, *, summarise_outside: bool = False) -> tuple[ClusterRecord, np.ndarray]:
         """Per-cluster explanation columns, ranked clusters first (by rank), then the rest in inventory
         order, and the positions left out as outside the eligible sets (only with `summarise_outside`).
 
-        Built from the scheduling arrays with `.tolist()`; a filter reason is computed only for the
-        clusters that were not ranked.
+        Built from the scheduling arrays; a filter reason is computed only for the clusters that were
+        not ranked.
         """
         outcome = self.outcome
         ranked = np.zeros(0, dtype=np.int64) if outcome is None else np.asarray(outcome.ranked)
@@ -244,35 +269,44 @@ class OcmScheduleResult:
             outside = np.flatnonzero(unlisted & ~members)
             unlisted &= members
         unranked = np.flatnonzero(unlisted)
-        count, missing = len(ranked), [None] * len(unranked)
-        selected = min(self.number_of_selected_clusters, count)
-        scores: dict[str, list[int | None]] = {}
+        count, rows = len(ranked), len(ranked) + len(unranked)
+        selected = np.zeros(rows, dtype=bool)
+        selected[: min(self.number_of_selected_clusters, count)] = True
+        scores: dict[str, Ints] = {}
+        totals = np.zeros(rows, dtype=np.int64)
         # clusters are ranked only when the outcome scored them
         if count and outcome is not None and outcome.scored is not None:
             offsets = np.full(self.inventory.size, -1, dtype=np.int64)
             offsets[outcome.scored] = np.arange(len(outcome.scored))
             at = offsets[ranked]
             for result in outcome.scores:
-                name, values, scored = result.prioritizer.name, result.values[at].tolist(), result.scored[at]
-                if name not in scores and scored.all():
-                    scores[name] = values  # the common case: every ranked cluster has this score
-                    continue
+                name = result.prioritizer.name
+                previous = scores.get(name) or Ints(
+                    np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=bool)
+                )
+                values, present = previous.values.copy(), previous.present.copy()
                 # duplicate AddOn configs share one name: a later scored value wins, as in explain()
-                previous = scores.get(name) or [None] * count
-                flags = scored.tolist()
-                scores[name] = [v if s else p for v, s, p in zip(values, flags, previous, strict=True)]
+                scored = result.scored[at]
+                values[:count] = np.where(scored, result.values[at], values[:count])
+                present[:count] |= scored
+                scores[name] = Ints(values, present)
+            totals[:count] = outcome.totals
         names = self.names
-        stages = self._stage_list
-        columns: dict[str, Any] = {
-            "name": [names[p] for p in ranked.tolist() + unranked.tolist()],
-            "selected": [True] * selected + [False] * (count - selected + len(unranked)),
-            "filteredBy": [None] * count
-            + [None if stages[p] == SCORED else self._filtered_by(p) for p in unranked.tolist()],
-            "scores": {name: column + missing for name, column in scores.items()},
-            "total": (outcome.totals.tolist() if count and outcome is not None else []) + missing,
-            "rank": list(range(1, count + 1)) + missing,
-        }
-        return columns, outside
+        # ranked clusters passed every filter
+        filtered = Reasons.of(self._reasons(unranked.tolist()))
+        ranked_here = np.zeros(rows, dtype=bool)
+        ranked_here[:count] = True
+        record = ClusterRecord(
+            {
+                NAME: [names[p] for p in ranked.tolist() + unranked.tolist()],
+                SELECTED: selected,
+                FILTERED_BY: Reasons(filtered.texts, np.concatenate([np.full(count, -1), filtered.codes])),
+                "scores": scores,
+                "total": Ints(totals, ranked_here),
+                "rank": Ints(np.arange(1, rows + 1), ranked_here),
+            }
+        )
+        return record, outside
 
     def _report(self, clusters: Any, outside: np.ndarray | None) -> dict[str, Any]:
         report: dict[str, Any] = {
@@ -309,17 +343,20 @@ class OcmScheduleResult:
         share one reason, as `outside: {count, reason}` (the stored explanation of a placement bound to
         a few sets of a 10k-cluster hub stays small).
         """
-        columns, outside = self.cluster_columns(summarise_outside=summarise_outside)
-        report = self._report(column_rows(columns), outside if summarise_outside else None)
+        record, outside = self.cluster_record(summarise_outside=summarise_outside)
+        report = self._report(record.rows(), outside if summarise_outside else None)
         report["feasible"] = self.feasible
         report["heldDecisions"] = self.held_decisions()
         return report
 
-    def to_explanation(self) -> dict[str, Any]:
-        """The explanation stored on a placement: `to_report(summarise_outside=True)` with `clusters`
-        as columns (`name`, `selected`, `filteredBy`, `scores` per prioritizer, `total`, `rank`)."""
-        columns, outside = self.cluster_columns(summarise_outside=True)
-        return self._report(columns, outside)
+    def to_explanation(self) -> tuple[dict[str, Any], ClusterRecord]:
+        """What a placement stores: `to_report(summarise_outside=True)` without `clusters`, and the
+        clusters as a ClusterRecord (`name`, `selected`, `filteredBy`, `scores` per prioritizer, `total`,
+        `rank`), from which pages and the API build the rows they show."""
+        record, outside = self.cluster_record(summarise_outside=True)
+        report = self._report(None, outside)
+        del report["clusters"]
+        return report, record
 
     def _eligible_members(self) -> np.ndarray:
         """Members of the eligible sets that still exist, as a mask over the inventory; a set whose

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from placement.scheduler.columns import row
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.schedule import build_decisions, schedule_crp
 from placement.scheduler.fleet.types import (
@@ -12,6 +11,7 @@ from placement.scheduler.fleet.types import (
     PreferredClusterSelector,
 )
 from placement.scheduler.labels import parse_label_selector
+from placement.scheduler.record import ClusterRecord
 from tests.scheduler.fleet.builders import NOW, binding, member, placement
 
 
@@ -145,7 +145,7 @@ def test_build_decisions_skipped_filtered_entries_use_up_slots() -> None:
     assert [d.cluster_name for d in decisions] == ["a"]
 
 
-def test_stored_explanation_columns_agree_with_the_report_row_by_row() -> None:
+def test_the_stored_record_agrees_with_the_report_row_by_row() -> None:
     gold = ClusterSelectorTerm(parse_label_selector({"matchLabels": {"tier": "gold"}}))
     alive = ClusterSelectorTerm(
         parse_label_selector({"matchExpressions": [{"key": "tier", "operator": "Exists"}]})
@@ -160,10 +160,11 @@ def test_stored_explanation_columns_agree_with_the_report_row_by_row() -> None:
         ]
     )
     result = schedule_crp(placement(_pick(2, affinity=affinity)), inventory, [], NOW)
-    report, stored = result.to_report(), result.to_explanation()
-    columns, rows = stored.pop("clusters"), report.pop("clusters")
+    report, (stored, record) = result.to_report(), result.to_explanation()
+    rows = report.pop("clusters")
     assert stored == report
-    assert [row(columns, i) for i in range(len(columns["name"]))] == rows
+    assert [record.row(i) for i in range(len(record))] == rows
+    assert ClusterRecord.unpack(record.pack()).rows() == rows  # as stored
     assert rows == [c.to_dict() for c in result.clusters()]
     assert {r["name"]: (r["selected"], r["affinityScore"], r["filteredBy"] is not None) for r in rows} == {
         "a": (True, 10, False),

@@ -5,8 +5,8 @@ from datetime import timedelta
 
 import numpy as np
 
-from placement.scheduler.columns import row
 from placement.scheduler.ocm.schedule import schedule_candidates, schedule_placement
+from placement.scheduler.record import ClusterRecord
 from tests.scheduler.ocm.builders import NOW, binding, cluster_set, decision, hub, member, placement, score
 
 CLUSTERS = [
@@ -137,7 +137,7 @@ def test_cluster_sets_spec_limits_the_eligible_sets():
     assert _condition(result, "PlacementSatisfied")["reason"] == "NoIntersection"
 
 
-def test_stored_explanation_columns_agree_with_the_report_row_by_row():
+def test_the_stored_record_agrees_with_the_report_row_by_row():
     clusters = [
         *CLUSTERS,
         member("aws-4", labels={"cloud": "Amazon"}, allocatable={"cpu": "4"}, capacity={"cpu": "8"}),
@@ -152,8 +152,7 @@ def test_stored_explanation_columns_agree_with_the_report_row_by_row():
     spec = {"predicates": AMAZON, "numberOfClusters": 2, "prioritizerPolicy": policy}
     result = schedule_placement(placement(**spec), hub(clusters, add_on_scores=scores), NOW)
     report = result.to_report(summarise_outside=True)
-    stored = result.to_explanation()
-    columns = stored.pop("clusters")
+    stored, record = result.to_explanation()
     rows = report.pop("clusters")
     # feasible clusters and held decisions are listed by the report only (the stored rows and decisions
     # already say who passed the filters and what is to be written)
@@ -165,7 +164,8 @@ def test_stored_explanation_columns_agree_with_the_report_row_by_row():
         "count": 1,
         "reason": "not a member of any ManagedClusterSet bound to namespace apps (eligible sets: prod)",
     }
-    assert [row(columns, i) for i in range(len(columns["name"]))] == rows
+    assert [record.row(i) for i in range(len(record))] == rows
+    assert ClusterRecord.unpack(record.pack()).rows() == rows  # as stored
     assert rows == [result.explain(r["name"]) for r in rows]
     assert sorted(len(r["scores"]) for r in rows if r["rank"]) == [3, 4, 4]  # aws-1 has no allocatable
     assert [(r["selected"], r["rank"] is not None, r["filteredBy"] is not None) for r in rows] == [

@@ -1,0 +1,293 @@
+"""`ClusterRecord`: what one scheduler run computed per cluster, as packed arrays.
+
+A reschedule stores this record instead of the per-cluster explanation: building 10,000 dicts or lists of
+Python values and encoding them as JSON cost several times the scheduler run itself. The record keeps
+each explanation column as an array (names joined as one text, filter reasons as codes into their
+distinct texts, scores as integers with a mask of the clusters that have one) and packs them into one
+zlib-compressed byte string. Pages read the arrays directly (sorting and filtering with numpy, building
+only the rows they show); the explanation rows of `schedule -o json` and the API are built from it on
+demand (`columns`, `row`), equal to what the scheduler's report lists.
+
+Each family's columns are keyed as its report's cluster entries: `name` (text), `selected` (flag),
+`filteredBy` (reason or None); any other key holds integers or None, or (OCM `scores`) a mapping of
+such integer columns, which a row shows as a dict of the values present.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+NAME, SELECTED, FILTERED_BY = "name", "selected", "filteredBy"
+# level 1: most of the size gain for a fraction of the time of the default level
+LEVEL = 1
+# the integer types a packed column may take, smallest first
+_INT_TYPES = (np.int8, np.int16, np.int32, np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Ints:
+    """An integer column with None where `present` is False (its value there is 0)."""
+
+    values: np.ndarray  # int64
+    present: np.ndarray  # bool
+
+    @classmethod
+    def of(cls, items: Sequence[int | None]) -> Ints:
+        present = np.fromiter((item is not None for item in items), dtype=bool, count=len(items))
+        values = np.fromiter((item or 0 for item in items), dtype=np.int64, count=len(items))
+        return cls(values, present)
+
+    def tolist(self) -> list[int | None]:
+        values: list[int | None] = self.values.tolist()
+        if self.present.all():
+            return values
+        return [v if p else None for v, p in zip(values, self.present.tolist(), strict=True)]
+
+
+@dataclass(frozen=True, eq=False)
+class Reasons:
+    """A text-or-None column as codes into its distinct texts (-1: None)."""
+
+    texts: list[str]
+    codes: np.ndarray  # int64
+
+    @classmethod
+    def of(cls, items: Iterable[str | None]) -> Reasons:
+        index: dict[str, int] = {}
+        codes = [-1 if item is None else index.setdefault(item, len(index)) for item in items]
+        return cls(list(index), np.asarray(codes, dtype=np.int64))
+
+    def tolist(self) -> list[str | None]:
+        texts: list[str | None] = [*self.texts, None]  # code -1 reads the last entry
+        return [texts[code] for code in self.codes.tolist()]
+
+
+Column = list[str] | np.ndarray | Reasons | Ints | dict[str, Ints]
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterRecord:
+    """The explanation columns of one scheduler run, keyed and ordered as the report's cluster entries."""
+
+    columns: dict[str, Column]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def names(self) -> list[str]:
+        names = self.columns.get(NAME, [])
+        assert isinstance(names, list)
+        return names
+
+    @property
+    def selected(self) -> np.ndarray:
+        flags = self.columns.get(SELECTED)
+        return np.zeros(len(self), dtype=bool) if not isinstance(flags, np.ndarray) else flags
+
+    @property
+    def reasons(self) -> Reasons:
+        reasons = self.columns.get(FILTERED_BY)
+        return reasons if isinstance(reasons, Reasons) else Reasons([], np.full(len(self), -1))
+
+    def ints(self, key: str) -> Ints | None:
+        column = self.columns.get(key)
+        return column if isinstance(column, Ints) else None
+
+    def group(self, key: str) -> dict[str, Ints]:
+        column = self.columns.get(key)
+        return column if isinstance(column, dict) else {}
+
+    @cached_property
+    def name_order(self) -> np.ndarray:
+        """Row positions in name order (numpy compares code points, as Python's str does)."""
+        if not self.names:
+            return np.zeros(0, dtype=np.int64)
+        return np.argsort(np.asarray(self.names, dtype=str), kind="stable")
+
+    @cached_property
+    def name_rank(self) -> np.ndarray:
+        """Each row's place in name order: a sort key that breaks ties by name."""
+        ranks = np.empty(len(self), dtype=np.int64)
+        ranks[self.name_order] = np.arange(len(self))
+        return ranks
+
+    # --- as the report lists it
+
+    def columns_as_lists(self) -> dict[str, Any]:
+        """Every column as a list of plain values (a mapping column as a dict of lists)."""
+        return {key: _as_list(column) for key, column in self.columns.items()}
+
+    def row(self, index: int) -> dict[str, Any]:
+        """Row `index` as the report's cluster entry (a mapping column: a dict of the values present)."""
+        item: dict[str, Any] = {}
+        for key, column in self.columns.items():
+            if isinstance(column, dict):
+                item[key] = {
+                    name: int(ints.values[index]) for name, ints in column.items() if ints.present[index]
+                }
+            elif isinstance(column, Ints):
+                item[key] = int(column.values[index]) if column.present[index] else None
+            elif isinstance(column, Reasons):
+                code = int(column.codes[index])
+                item[key] = None if code < 0 else column.texts[code]
+            elif isinstance(column, np.ndarray):
+                item[key] = bool(column[index])
+            else:
+                item[key] = column[index]
+        return item
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row, built from the columns as lists (one pass per column, not one per cell)."""
+        lists = self.columns_as_lists()
+        rows: list[dict[str, Any]] = [{} for _ in range(len(self))]
+        for key, values in lists.items():
+            if isinstance(values, dict):
+                cells = [
+                    {name: column[i] for name, column in values.items() if column[i] is not None}
+                    for i in range(len(rows))
+                ]
+            else:
+                cells = values
+            for row, cell in zip(rows, cells, strict=True):
+                row[key] = cell
+        return rows
+
+    @classmethod
+    def from_columns(cls, columns: Mapping[str, Any]) -> ClusterRecord:
+        """The record of explanation columns (one list per key, as `columns_as_lists` gives them)."""
+        record: dict[str, Column] = {}
+        for key, values in columns.items():
+            if key == NAME:
+                record[key] = [str(name) for name in values]
+            elif key == SELECTED:
+                record[key] = np.asarray([bool(flag) for flag in values], dtype=bool)
+            elif key == FILTERED_BY:
+                record[key] = Reasons.of(values)
+            elif isinstance(values, Mapping):
+                record[key] = {name: Ints.of(column) for name, column in values.items()}
+            else:
+                record[key] = Ints.of(values)
+        return cls(record)
+
+    @classmethod
+    def from_rows(cls, items: Sequence[Mapping[str, Any]]) -> ClusterRecord:
+        """The record of report rows (an explanation stored as rows before explanations were columns)."""
+        if not items:
+            return cls({})
+        columns: dict[str, Any] = {}
+        for key, value in items[0].items():
+            if isinstance(value, Mapping):
+                names = list(dict.fromkeys(name for item in items for name in item.get(key) or {}))
+                columns[key] = {name: [(item.get(key) or {}).get(name) for item in items] for name in names}
+            else:
+                columns[key] = [item.get(key) for item in items]
+        return cls.from_columns(columns)
+
+    # --- stored
+
+    def pack(self) -> bytes:
+        """The record as compressed bytes: a JSON header naming each column's layout, then the arrays."""
+        layout: list[list[Any]] = []
+        body: list[bytes] = []
+        for key, column in self.columns.items():
+            if isinstance(column, dict):
+                layout.append([key, "group", [_pack_ints(name, ints, body) for name, ints in column.items()]])
+            elif isinstance(column, Ints):
+                layout.append([key, "ints", _pack_ints(key, column, body)])
+            elif isinstance(column, Reasons):
+                codes = _smallest(column.codes)
+                body.append(codes.tobytes())
+                layout.append([key, "reasons", column.texts, codes.dtype.str])
+            elif isinstance(column, np.ndarray):
+                body.append(np.packbits(column).tobytes())
+                layout.append([key, "flags"])
+            else:
+                text = "\n".join(column).encode()
+                body.append(text)
+                layout.append([key, "names", len(text)])
+        header = json.dumps({"rows": len(self), "columns": layout}, separators=(",", ":")).encode()
+        return zlib.compress(len(header).to_bytes(4, "big") + header + b"".join(body), LEVEL)
+
+    @classmethod
+    def unpack(cls, packed: bytes) -> ClusterRecord:
+        data = zlib.decompress(packed)
+        size = int.from_bytes(data[:4], "big")
+        header = json.loads(data[4 : 4 + size])
+        reader = _Reader(data, 4 + size, header["rows"])
+        columns: dict[str, Column] = {}
+        for key, kind, *detail in header["columns"]:
+            if kind == "group":
+                columns[key] = {name: reader.ints(*spec) for name, *spec in detail[0]}
+            elif kind == "ints":
+                columns[key] = reader.ints(*detail[0][1:])
+            elif kind == "reasons":
+                columns[key] = Reasons(detail[0], reader.array(detail[1]).astype(np.int64))
+            elif kind == "flags":
+                columns[key] = reader.flags()
+            else:
+                text = reader.take(detail[0]).decode()
+                columns[key] = text.split("\n") if reader.rows else []
+        return cls(columns)
+
+
+def _as_list(column: Column) -> Any:
+    if isinstance(column, dict):
+        return {name: ints.tolist() for name, ints in column.items()}
+    if isinstance(column, Ints | Reasons | np.ndarray):
+        return column.tolist()
+    return list(column)
+
+
+def _smallest(values: np.ndarray) -> np.ndarray:
+    """`values` in the smallest integer type that holds them (scores fit a byte, ranks two)."""
+    if not len(values):
+        return values.astype(np.int8)
+    low, high = int(values.min()), int(values.max())
+    for kind in _INT_TYPES:
+        info = np.iinfo(kind)
+        if info.min <= low and high <= info.max:
+            return values.astype(kind)
+    return values
+
+
+def _pack_ints(name: str, ints: Ints, body: list[bytes]) -> list[Any]:
+    """[name, dtype, whether a mask follows] of one integer column, its bytes appended to `body`."""
+    values = _smallest(ints.values)
+    body.append(values.tobytes())
+    masked = not bool(ints.present.all())
+    if masked:
+        body.append(np.packbits(ints.present).tobytes())
+    return [name, values.dtype.str, masked]
+
+
+class _Reader:
+    """Reads the packed arrays of a record one after the other."""
+
+    def __init__(self, data: bytes, offset: int, rows: int) -> None:
+        self.data, self.offset, self.rows = data, offset, rows
+
+    def take(self, size: int) -> bytes:
+        chunk = self.data[self.offset : self.offset + size]
+        self.offset += size
+        return chunk
+
+    def array(self, dtype: str) -> np.ndarray:
+        kind = np.dtype(dtype)
+        return np.frombuffer(self.take(kind.itemsize * self.rows), dtype=kind)
+
+    def flags(self) -> np.ndarray:
+        packed = np.frombuffer(self.take((self.rows + 7) // 8), dtype=np.uint8)
+        return np.unpackbits(packed, count=self.rows).astype(bool)
+
+    def ints(self, dtype: str, masked: bool) -> Ints:
+        values = self.array(dtype).astype(np.int64)
+        present = self.flags() if masked else np.ones(self.rows, dtype=bool)
+        return Ints(values, present)
