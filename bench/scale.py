@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import statistics
@@ -60,6 +61,9 @@ from demohub.seed import ADDON_LABEL_PREFIX  # noqa: E402
 HUB = "demo"
 VAR = ROOT / "var" / "scale"
 DRAIN_TAINT = "bench.fleetui.io/drain"
+# A worker's line for each reschedule task it takes.
+RESCHEDULE_RECEIVED = re.compile(r"Task placement\.tasks\.reschedule_placement\[[^\]]+\] received")
+
 ADDONS = ("application-manager", "search-collector", "work-manager")
 SETTLE_TIMEOUT = 600.0
 # Periodic work the watcher makes redundant (hub resyncs, placement resyncs) is set this far apart.
@@ -285,9 +289,9 @@ def settled() -> bool:
 
 
 def rescheduled_tasks(workers: list[Any]) -> int:
-    from soak import RESCHEDULED_TASK
-
-    return sum(len(RESCHEDULED_TASK.findall(w.log.read_text(errors="replace"))) for w in workers)
+    """The reschedule tasks the workers have received (one still running when a window starts is not
+    counted in it)."""
+    return sum(len(RESCHEDULE_RECEIVED.findall(w.log.read_text(errors="replace"))) for w in workers)
 
 
 def heartbeat_phase(hub: RemoteHub, workers: list[Any], seconds: float, figures: Figures) -> None:
