@@ -1,12 +1,18 @@
 """Background change: random label/condition churn and Fleet agent heartbeats.
 
+Heartbeats arrive as agents send them: each live member reports once per period on a schedule of its
+own, so the fleet's heartbeats are a steady stream of members / period writes a second (50,000 members
+every 60 s: about 830 a second), not one burst per period.
+
 Every change goes through the store's write path with a resourceVersion precondition, so watches see
 ordinary MODIFIED events and a concurrent write wins over churn rather than being overwritten.
 """
 
 import logging
+import math
 import random
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,6 +24,8 @@ logger = logging.getLogger(__name__)
 
 AVAILABLE_CONDITION = "ManagedClusterConditionAvailable"
 HEARTBEAT_ALIVE = timedelta(minutes=5)  # Fleet's own staleness limit: older heartbeats stay stale
+# How often the heartbeat stream writes the members that have come due since its last round.
+HEARTBEAT_TICK = 0.05
 
 
 def _parse_time(text: str) -> datetime:
@@ -33,8 +41,8 @@ class Churn:
     def __init__(self, store: Store, *, seed: int = 0) -> None:
         self.store = store
         self._rng = random.Random(f"churn:{seed}")
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
+        # per background activity ("churn", "heartbeats"): its thread and what stops it
+        self._loops: dict[str, tuple[threading.Thread, threading.Event]] = {}
 
     # ---- one change ---------------------------------------------------------------------------
 
@@ -157,15 +165,16 @@ class Churn:
     def beat(self) -> int:
         """Refresh `lastReceivedHeartbeat` of every live member agent; answers how many were refreshed."""
         now = self.store.clock()
-        refreshed = 0
-        for name in self.store.names("MemberCluster"):
-            try:
-                refreshed += self._beat_one(name, now)
-            except ApiError as error:
-                logger.debug("heartbeat of %s skipped: %s", name, error.message)
-        return refreshed
+        return sum(self._beat_one(name, now) for name in self.store.names("MemberCluster"))
 
     def _beat_one(self, name: str, now: datetime) -> int:
+        try:
+            return self._refresh(name, now)
+        except ApiError as error:
+            logger.debug("heartbeat of %s skipped: %s", name, error.message)
+            return 0
+
+    def _refresh(self, name: str, now: datetime) -> int:
         member = self.store.get("MemberCluster", name)
         agents = member.get("status", {}).get("agentStatus", [])
         alive = [
@@ -188,24 +197,55 @@ class Churn:
     # ---- background -----------------------------------------------------------------------------
 
     def start(self, *, per_minute: float = 0.0, heartbeat_seconds: float = 0.0) -> None:
+        """Start the activities given a rate; those not given keep running as they are."""
         if per_minute > 0:
-            self._spawn("demo-hub-churn", 60.0 / per_minute, self.step)
+            self.churn(per_minute)
         if heartbeat_seconds > 0:
-            self._spawn("demo-hub-heartbeat", heartbeat_seconds, self.beat)
+            self.heartbeats(heartbeat_seconds)
+
+    def churn(self, per_minute: float) -> None:
+        """Make `per_minute` random changes a minute from now on (0: none); replaces the rate before."""
+
+        def loop(stop: threading.Event) -> None:
+            while not stop.wait(60.0 / per_minute):
+                self.step()
+
+        self._replace("churn", loop if per_minute > 0 else None)
+
+    def heartbeats(self, period: float) -> None:
+        """Every live member's agent reports once per `period` seconds from now on, spread evenly over
+        the period (0: no heartbeats); replaces the period before."""
+
+        def loop(stop: threading.Event) -> None:
+            while not stop.is_set():
+                names, started, done = self.store.names("MemberCluster"), time.monotonic(), 0
+                while done < len(names):
+                    if stop.wait(HEARTBEAT_TICK):
+                        return
+                    elapsed = time.monotonic() - started
+                    due = min(len(names), math.ceil(len(names) * elapsed / period))
+                    now = self.store.clock()
+                    for name in names[done:due]:
+                        self._beat_one(name, now)
+                    done = due
+                stop.wait(max(0.0, started + period - time.monotonic()))
+
+        self._replace("heartbeats", loop if period > 0 else None)
 
     def stop(self) -> None:
-        self._stop.set()
-        for thread in self._threads:
+        for name in list(self._loops):
+            self._replace(name, None)
+
+    def _replace(self, name: str, loop: Callable[[threading.Event], None] | None) -> None:
+        if (running := self._loops.pop(name, None)) is not None:
+            thread, stop = running
+            stop.set()
             thread.join()
-
-    def _spawn(self, name: str, interval: float, action: Callable[[], object]) -> None:
-        def loop() -> None:
-            while not self._stop.wait(interval):
-                action()
-
-        thread = threading.Thread(target=loop, name=name, daemon=True)
-        thread.start()
-        self._threads.append(thread)
+        if loop is not None:
+            stop = threading.Event()
+            thread = threading.Thread(target=loop, args=(stop,), name=f"demo-hub-{name}", daemon=True)
+            thread.start()
+            self._loops[name] = (thread, stop)
 
     @staticmethod
     def _version(obj: dict[str, Any]) -> dict[str, str]:

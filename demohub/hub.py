@@ -13,7 +13,7 @@ from demohub.fleetsim import ApplySettings, FleetSimulator
 from demohub.hostile import seed_hostile
 from demohub.seed import seed_store
 from demohub.server import HubServer
-from demohub.store import Clock, Store
+from demohub.store import WINDOW_MAX_EVENTS, WINDOW_SECONDS, Clock, Store
 
 
 class DemoHub:
@@ -29,6 +29,9 @@ class DemoHub:
 
     `conflict_rate` (or `conflict_next()`) makes conditional updates meet a concurrent write and a 409
     Conflict, as on a hub where other controllers write the same objects (see faults.py).
+
+    The watch window (store.py) keeps per kind at least `retained_events` events, every event younger
+    than `window_seconds`, and never more than `max_events`; older resourceVersions answer 410 Gone.
 
     `hostile=True` also serves objects a broken or malicious hub could hold (see hostile.py); `hostile`
     is then their names by what makes each hostile.
@@ -49,6 +52,8 @@ class DemoHub:
         heartbeat_seconds: float = 0.0,
         bookmark_seconds: float = 5.0,
         retained_events: int = 1000,
+        window_seconds: float = WINDOW_SECONDS,
+        max_events: int = WINDOW_MAX_EVENTS,
         clock: Callable[[], datetime] | None = None,
         controllers: bool = False,
         apply_seconds: float = 2.0,
@@ -59,7 +64,13 @@ class DemoHub:
     ) -> None:
         if controllers and not fleet:
             raise ValueError("the simulated hub controllers need fleet=True")
-        self.store = Store(seed=seed, retained_events=retained_events, clock=clock)
+        self.store = Store(
+            seed=seed,
+            retained_events=retained_events,
+            window_seconds=window_seconds,
+            max_events=max_events,
+            clock=clock,
+        )
         self.seeded = seed_store(self.store, clusters, fleet=fleet, seed=seed)
         self.hostile = seed_hostile(self.store) if hostile else {}
         settings = ApplySettings(apply_seconds, available_seconds, apply_failure_rate, seed)

@@ -1,7 +1,13 @@
-"""The demo hub's state: objects per resource, one global resourceVersion, and a bounded event log.
+"""The demo hub's state: objects per resource, one global resourceVersion, and a watch window per kind.
 
 Stored objects are never mutated after a write (each write stores a fresh copy), so lists, snapshots
 and events can share them safely; callers of `list` must treat the items as read-only.
+
+The watch window is kube-apiserver's watch cache: each kind keeps its recent events, at least
+`retained_events` of them and every one younger than `window_seconds`, never more than `max_events`
+(so memory stays bounded however fast the hub writes), and a watch from a resourceVersion whose
+successors of that kind are no longer all there answers 410 Expired. One window per kind, as upstream
+keeps one cache per resource: a burst of one kind (heartbeats) does not push another kind's watchers out.
 """
 
 from __future__ import annotations
@@ -38,6 +44,10 @@ _NO_STATUS_CONDITIONS = frozenset({"PlacementDecision"})
 # Fields a client can never set: the server owns them.
 SYSTEM_METADATA = ("uid", "creationTimestamp", "generation", "resourceVersion", "name", "namespace")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generateName alphabet
+# kube-apiserver's watch cache: it grows to hold at least 75 s of events (eventFreshDuration), up to
+# 100 * 1024 events per resource (the cache's upper capacity), and keeps 100 or more once grown.
+WINDOW_SECONDS = 75.0
+WINDOW_MAX_EVENTS = 100 * 1024
 
 
 def rfc3339(moment: datetime) -> str:
@@ -127,6 +137,16 @@ class Event:
     type: str
     obj: dict[str, Any]
     old: dict[str, Any] | None
+    at: datetime  # the hub's time of the write, which the window's age counts from
+
+
+@dataclass(frozen=True)
+class WindowStats:
+    """One kind's watch window: events held, the age of the oldest, and watches answered 410."""
+
+    events: int
+    oldest_seconds: float
+    expired_watches: int
 
 
 @dataclass(frozen=True)
@@ -181,23 +201,35 @@ def _remaining(snapshot: _Snapshot, last: Key, namespace: str | None, selector: 
 
 
 class Store:
-    """In-memory objects with Kubernetes write semantics; thread-safe (one lock, one condition)."""
+    """In-memory objects with Kubernetes write semantics; thread-safe (one lock, a condition per kind)."""
 
     def __init__(
         self,
         *,
         seed: int = 0,
         retained_events: int = 1000,
+        window_seconds: float = WINDOW_SECONDS,
+        max_events: int = WINDOW_MAX_EVENTS,
         retained_snapshots: int = 64,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
+        if not 0 < retained_events <= max_events:
+            raise ValueError("the watch window needs 0 < retained_events <= max_events")
         self.clock = clock if isinstance(clock, Clock) else Clock(clock)
-        self._changed = threading.Condition()
+        self._lock = threading.RLock()
+        # one condition per kind on the one lock: a write wakes only the watches of its kind
+        self._kind_changed = {r: threading.Condition(self._lock) for r in RESOURCES}
         self._rng = random.Random(f"store:{seed}")
         self._rv = 0
-        self._compacted_rv = 0  # every event with a resourceVersion above this is still in the log
+        self._compacted_rv = 0  # continue tokens from before this are expired
         self._objects: dict[Resource, dict[Key, dict[str, Any]]] = {r: {} for r in RESOURCES}
-        self._events: deque[Event] = deque(maxlen=retained_events)
+        self._windows: dict[Resource, deque[Event]] = {r: deque() for r in RESOURCES}
+        # per kind: every event with a resourceVersion above this one is still in its window
+        self._expired_below = dict.fromkeys(RESOURCES, 0)
+        self._last_written = dict.fromkeys(RESOURCES, 0)
+        self._expired_watches = dict.fromkeys(RESOURCES, 0)
+        self._retained_events, self._max_events = retained_events, max_events
+        self._window_age = timedelta(seconds=window_seconds)
         self._snapshots: OrderedDict[tuple[Resource, int], _Snapshot] = OrderedDict()
         self._retained_snapshots = retained_snapshots
 
@@ -205,24 +237,31 @@ class Store:
 
     @property
     def resource_version(self) -> int:
-        with self._changed:
+        with self._lock:
             return self._rv
 
     @staticmethod
     def resolve(kind: Resource | str) -> Resource:
         return kind if isinstance(kind, Resource) else BY_KIND[kind]
 
+    def window(self, kind: Resource | str) -> WindowStats:
+        resource = self.resolve(kind)
+        with self._lock:
+            window = self._windows[resource]
+            oldest = (self.clock() - window[0].at).total_seconds() if window else 0.0
+            return WindowStats(len(window), oldest, self._expired_watches[resource])
+
     def count(self, kind: Resource | str) -> int:
-        with self._changed:
+        with self._lock:
             return len(self._objects[self.resolve(kind)])
 
     def get(self, kind: Resource | str, name: str, namespace: str = "") -> dict[str, Any]:
         resource = self.resolve(kind)
-        with self._changed:
+        with self._lock:
             return copy.deepcopy(self._current(resource, name, namespace))
 
     def names(self, kind: Resource | str, namespace: str | None = None) -> list[str]:
-        with self._changed:
+        with self._lock:
             keys = sorted(self._objects[self.resolve(kind)])
         return [name for ns, name in keys if namespace is None or ns == namespace]
 
@@ -238,7 +277,7 @@ class Store:
         """One page of a list; a continue token resumes the same snapshot or raises 410 Expired."""
         resource = self.resolve(kind)
         selector = selector or LabelSelector()
-        with self._changed:
+        with self._lock:
             if continue_token:
                 resource_version, start = _decode_continue(continue_token)
                 snapshot = self._pinned_snapshot(resource, resource_version)
@@ -281,7 +320,7 @@ class Store:
         resource = self._resource_of(obj)
         new = copy.deepcopy(obj)
         metadata = new.setdefault("metadata", {})
-        with self._changed:
+        with self._lock:
             name = metadata.get("name") or self._generated_name(resource, metadata.get("generateName"))
             namespace = self._namespace_for(resource, metadata.get("namespace") or namespace, name)
             key = (namespace, name)
@@ -322,7 +361,7 @@ class Store:
             raise bad_request(
                 f"the name of the object ({body_name}) does not match the name on the URL ({name})"
             )
-        with self._changed:
+        with self._lock:
             current = self._current(resource, name, namespace)
             sent_version = (obj.get("metadata") or {}).get("resourceVersion")
             if not sent_version:
@@ -346,7 +385,7 @@ class Store:
     ) -> dict[str, Any]:
         """PATCH: merge patch or JSON patch; a resourceVersion set by the patch is a precondition."""
         resource = self.resolve(kind)
-        with self._changed:
+        with self._lock:
             current = self._current(resource, name, namespace)
             try:
                 patched = self._apply_patch(current, body, patch_type)
@@ -373,7 +412,7 @@ class Store:
         holds this writer's change (an annotation, and on `status` writes a condition of its own), which
         a correct retry keeps. Answers whether it wrote; a missing object is left to the update."""
         resource = self.resolve(kind)
-        with self._changed:
+        with self._lock:
             obj = self._objects[resource].get((namespace if resource.namespaced else "", name))
             if obj is None or not sent_version or str(sent_version) != obj["metadata"]["resourceVersion"]:
                 return False
@@ -407,7 +446,7 @@ class Store:
     def delete(self, kind: Resource | str, name: str, *, namespace: str = "") -> dict[str, Any]:
         """Delete at once (no finalizers); answers the object as it was, at the deletion's version."""
         resource = self.resolve(kind)
-        with self._changed:
+        with self._lock:
             current = self._current(resource, name, namespace)
             gone = copy.deepcopy(current)
             committed = self._commit(
@@ -417,17 +456,23 @@ class Store:
 
     def compact(self) -> int:
         """Forget history: watches and continue tokens from before now answer 410 Gone."""
-        with self._changed:
+        with self._lock:
             self._compacted_rv = self._rv
-            self._events.clear()
+            for resource, window in self._windows.items():
+                window.clear()
+                self._expired_below[resource] = self._rv
             self._snapshots.clear()
-            self._changed.notify_all()
+            self._notify_all()
             return self._rv
 
     def wake(self) -> None:
         """Wake every waiting watch so it can notice it should stop."""
-        with self._changed:
-            self._changed.notify_all()
+        with self._lock:
+            self._notify_all()
+
+    def _notify_all(self) -> None:
+        for condition in self._kind_changed.values():
+            condition.notify_all()
 
     # ---- watch -------------------------------------------------------------------------------
 
@@ -445,9 +490,9 @@ class Store:
         """Watch events after `since` (None: the current objects as ADDED first), until timeout or stop."""
         resource, selector = self.resolve(kind), selector or LabelSelector()
         deadline = time.monotonic() + timeout
-        with self._changed:
-            if since is not None and since < self._compacted_rv:
-                initial, position = [self._expired_event(since)], -1
+        with self._lock:
+            if since is not None and since < self._expired_below[resource]:
+                initial, position = [self._expired_event(resource, since)], -1
             elif since is None:
                 snapshot, position = self._snapshot(resource), self._rv
                 initial = [
@@ -467,7 +512,9 @@ class Store:
             wait = min(remaining, bookmark_seconds) if bookmark_seconds else remaining
             events, reached = self._events_after(resource, position, stopped, wait)
             if reached < 0:
-                yield self._expired_event(position)
+                with self._lock:
+                    expired_event = self._expired_event(resource, position)
+                yield expired_event
                 return
             position = reached
             for event in events:
@@ -482,14 +529,21 @@ class Store:
     def _events_after(
         self, resource: Resource, position: int, stopped: Callable[[], bool], wait: float
     ) -> tuple[builtins.list[Event], int]:
-        """Wait up to `wait` for writes past `position`; a position of -1 means it fell out of the log."""
-        with self._changed:
-            self._changed.wait_for(lambda: self._rv > position or stopped(), wait)
-            if position < self._compacted_rv:
+        """Wait up to `wait` for writes of the kind past `position`; answers its events after `position`
+        and the hub's resourceVersion now, or a position of -1 when the window no longer reaches back."""
+        condition = self._kind_changed[resource]
+        with condition:
+            condition.wait_for(lambda: self._last_written[resource] > position or stopped(), wait)
+            if position < self._expired_below[resource]:
                 return [], -1
-            return [
-                e for e in self._events if e.resource_version > position and e.resource is resource
-            ], self._rv
+            # the newest first, back to `position`: a watch that keeps up reads only what is new
+            fresh = list(
+                itertools.takewhile(
+                    lambda e: e.resource_version > position, reversed(self._windows[resource])
+                )
+            )
+            fresh.reverse()
+            return fresh, self._rv
 
     # ---- internals ---------------------------------------------------------------------------
 
@@ -576,10 +630,16 @@ class Store:
             del self._objects[resource][key]
         else:
             self._objects[resource][key] = new
-        if len(self._events) == self._events.maxlen:
-            self._compacted_rv = self._events[0].resource_version
-        self._events.append(Event(self._rv, resource, key, event_type, new, old))
-        self._changed.notify_all()
+        now = self.clock()
+        window = self._windows[resource]
+        window.append(Event(self._rv, resource, key, event_type, new, old, now))
+        horizon = now - self._window_age
+        while len(window) > self._max_events or (
+            len(window) > self._retained_events and window[0].at < horizon
+        ):
+            self._expired_below[resource] = window.popleft().resource_version
+        self._last_written[resource] = self._rv
+        self._kind_changed[resource].notify_all()
         return new
 
     def _snapshot(self, resource: Resource) -> _Snapshot:
@@ -597,14 +657,15 @@ class Store:
         return snapshot
 
     def _keep_snapshot(self, resource: Resource, resource_version: int, snapshot: _Snapshot) -> None:
-        with self._changed:
+        with self._lock:
             self._snapshots[(resource, resource_version)] = snapshot
             self._snapshots.move_to_end((resource, resource_version))
             while len(self._snapshots) > self._retained_snapshots:
                 self._snapshots.popitem(last=False)
 
-    def _expired_event(self, since: int) -> dict[str, Any]:
-        error = expired(f"too old resource version: {since} ({self._compacted_rv + 1})")
+    def _expired_event(self, resource: Resource, since: int) -> dict[str, Any]:
+        self._expired_watches[resource] += 1
+        error = expired(f"too old resource version: {since} ({self._expired_below[resource] + 1})")
         return {"type": ERROR, "object": error.status()}
 
 

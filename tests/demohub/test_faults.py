@@ -62,7 +62,7 @@ def test_unsupported_requests_answer_a_status(
 
 
 def test_watch_older_than_the_retained_event_window_is_410_gone() -> None:
-    with DemoHub(clusters=3, retained_events=5) as hub:
+    with DemoHub(clusters=3, retained_events=5, window_seconds=0) as hub:
         api = CustomObjectsApi(ApiClient(Configuration(host=hub.url)))
         for index in range(6):
             hub.store.patch(
