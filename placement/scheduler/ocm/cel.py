@@ -24,10 +24,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, TypeAlias
 
-import celpy
 import lark
 from celpy import celtypes
 from celpy.adapter import json_to_cel
@@ -559,11 +558,6 @@ def _pruned(cluster_object: Mapping[str, Any], paths: frozenset[ClusterPath]) ->
     return out
 
 
-@cache
-def _environment() -> celpy.Environment:
-    return celpy.Environment()
-
-
 # --- runtime functions ---------------------------------------------------------------------------
 
 
@@ -851,13 +845,14 @@ class CelSelector:
         except (ValueError, TypeError):
             return False
         functions = {**_RUNTIME_FUNCTIONS, "scores": _scores_function(scores)}
-        activation = Activation(annotations=_environment().annotations, functions=functions)
+        activation = Activation(functions=functions)
         budget = RUNTIME_BUDGET
         for program in self._programs:
             tracker = CostTracker()
-            evaluator = CelEvaluator(program.tree, activation, tracker, program.costs)
+            variables = {CLUSTER_VARIABLE: cluster}
+            evaluator = CelEvaluator(program.tree, activation, tracker, program.costs, variables)
             try:
-                result = evaluator.evaluate({CLUSTER_VARIABLE: cluster})
+                result = evaluator.evaluate()
             except CostLimitExceeded:
                 return False
             # a runtime error, or a form cel-python cannot run, is "no match" upstream
