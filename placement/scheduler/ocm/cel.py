@@ -565,18 +565,27 @@ def _error(message: str) -> CELEvalError:
     return CELEvalError(message)
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def to_cel(document: Any) -> Any:
     """celpy's `json_to_cel`, the JSON types found by their exact class before its isinstance chain (it
-    tests against `typing` aliases, which costs more than the rest of a small evaluation)."""
+    tests against `typing` aliases, which costs more than the rest of a small evaluation).
+
+    Maps and int64 values are made as their constructors make them from a dict and an int, without the
+    constructors' costs: MapType's tests its argument against `typing` aliases, and IntType's wraps a new
+    range-checking function on every call (an out-of-range int goes to it, for its overflow error)."""
     kind = document.__class__
     if kind is str:
         return celtypes.StringType(document)
     if kind is dict:
-        return celtypes.MapType({to_cel(key): to_cel(value) for key, value in document.items()})
+        mapping = celtypes.MapType()
+        mapping.update({to_cel(key): to_cel(value) for key, value in document.items()})
+        return mapping
     if kind is list:
         return celtypes.ListType([to_cel(item) for item in document])
-    if kind is int:
-        return celtypes.IntType(document)
+    if kind is int and _INT64_MIN <= document <= _INT64_MAX:
+        return int.__new__(celtypes.IntType, document)
     if kind is float:
         return celtypes.DoubleType(document)
     if kind is bool:

@@ -13,6 +13,9 @@ from placement.scheduler.ocm.cel import to_cel
 DOCUMENT = {
     "name": "cpu",
     "value": 30,
+    "largest": 2**63 - 1,
+    "smallest": -(2**63),
+    7: "an int key",
     "ratio": 0.5,
     "ready": True,
     "none": None,
@@ -41,3 +44,9 @@ def test_conversion_is_celpys() -> None:
 def test_unconvertible_value_refused_as_celpy_does() -> None:
     with pytest.raises(ValueError, match="unexpected type"):
         to_cel({"set": {1}})
+
+
+@pytest.mark.parametrize("number", [2**63, -(2**63) - 1])
+def test_int_beyond_int64_refused_as_celpy_does(number: int) -> None:
+    with pytest.raises(ValueError, match="overflow"):
+        to_cel({"value": number})
