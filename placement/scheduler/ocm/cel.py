@@ -804,6 +804,10 @@ _RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+# the library every evaluation resolves its functions in (never changed by one)
+_ACTIVATION = Activation(functions=_RUNTIME_FUNCTIONS)
+
+
 def _scores_function(provider: ScoresProvider) -> Callable[[Any, Any], Any]:
     """`managedCluster.scores(name)` bound to one cluster's AddOnPlacementScores."""
 
@@ -872,13 +876,12 @@ class CelSelector:
             cluster = self._cluster_value(dict(cluster_object))
         except (ValueError, TypeError):
             return False
-        functions = {**_RUNTIME_FUNCTIONS, "scores": _scores_function(scores)}
-        activation = Activation(functions=functions)
+        bound = {"scores": _scores_function(scores)}
         budget = RUNTIME_BUDGET
         for program in self._programs:
             tracker = CostTracker()
             variables = {CLUSTER_VARIABLE: cluster}
-            evaluator = CelEvaluator(program.tree, activation, tracker, program.costs, variables)
+            evaluator = CelEvaluator(program.tree, _ACTIVATION, tracker, program.costs, variables, bound)
             try:
                 result = evaluator.evaluate()
             except CostLimitExceeded:

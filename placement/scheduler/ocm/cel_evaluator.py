@@ -17,7 +17,7 @@ Costs charged here are the structural ones; calls are priced by `cel_cost.call_c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,7 +148,9 @@ class CelEvaluator(Evaluator):
     """Evaluates one compiled expression, charging `tracker` as cel-go's cost tracker would.
 
     `variables` are the values of the expression's variables (the cluster, and the comprehension
-    variables in scope while a macro runs); any other name is a function or a type of `activation`.
+    variables in scope while a macro runs); `bound` the functions bound to this evaluation's input (OCM's
+    `scores` of the cluster); any other name is a function or a type of `activation`, which can then be
+    shared by every evaluation.
     """
 
     def __init__(
@@ -158,14 +160,16 @@ class CelEvaluator(Evaluator):
         tracker: CostTracker,
         plan: CostPlan,
         variables: dict[str, Any],
+        bound: Mapping[str, Callable[..., Any]],
     ) -> None:
         super().__init__(ast, activation)
         self.tracker = tracker
         self.plan = plan
         self.variables = variables
+        self.bound = bound
 
     def sub_evaluator(self, ast: CelTree) -> Evaluator:
-        return CelEvaluator(ast, self.activation, self.tracker, self.plan, self.variables)
+        return CelEvaluator(ast, self.activation, self.tracker, self.plan, self.variables, self.bound)
 
     def evaluate(self, context: Any = None) -> Any:
         """The expression's value, raising it when it is an error (the variables are given at creation)."""
@@ -184,8 +188,12 @@ class CelEvaluator(Evaluator):
 
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
         # as celpy's Activation resolves a name: a variable first, then a function or type of that name
-        variables = self.variables
-        return variables[name] if name in variables else self.activation.functions[name]
+        return self.variables[name] if name in self.variables else self._function(name)
+
+    def _function(self, name: str) -> Any:
+        """The function (or type) `name`: one bound to this evaluation, else the activation's; KeyError
+        when there is none."""
+        return self.bound[name] if name in self.bound else self.activation.resolve_function(name)
 
     def _with_variable(self, ast: Any, name: str, value: Any) -> Any:
         outer = self.variables
@@ -208,7 +216,7 @@ class CelEvaluator(Evaluator):
             result = celtypes.BoolType(equals(args[0], args[1]) == (function == "_==_"))
         else:
             try:
-                result = self.activation.resolve_function(function)(*args)
+                result = self._function(function)(*args)
             except KeyError:
                 result = CELEvalError(f"undeclared reference to '{function}'")
             except (TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:

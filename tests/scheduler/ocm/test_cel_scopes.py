@@ -1,16 +1,16 @@
 """Where a CEL variable is bound: a comprehension variable only inside its macro's body, an inner macro's
-variable shadowing an outer one of the same name only inside the inner body, and one cluster's value
-never seen by the evaluation of another with the same compiled selector.
+variable shadowing an outer one of the same name only inside the inner body, and one cluster's value and
+scores never seen by the evaluation of another with the same compiled selector.
 
-One evaluator runs a whole expression, binding and unbinding the macro variables as it goes, so these
-fail if a binding outlives its macro or an evaluation.
+One evaluator runs a whole expression, binding and unbinding the macro variables as it goes, and every
+evaluation shares the function library, so these fail if a binding outlives its macro or an evaluation.
 """
 
 import copy
 
 import pytest
 
-from placement.scheduler.ocm.cel import compile_cel_selector
+from placement.scheduler.ocm.cel import ScoresProvider, compile_cel_selector
 from tests.scheduler.ocm.cel_cluster import CLUSTER, no_scores
 
 SCOPED = [
@@ -49,4 +49,18 @@ def test_evaluations_do_not_share_bindings() -> None:
         False,
         True,
         False,
+    ]
+
+
+def test_evaluations_do_not_share_scores() -> None:
+    def scores_of(value: int) -> ScoresProvider:
+        return lambda name: [{"name": "cpu", "value": value}]
+
+    low, high = scores_of(30), scores_of(50)
+    selector = compile_cel_selector(['managedCluster.scores("usage").exists(s, s.value > 40)'])
+    assert [selector.matches(CLUSTER, scores) for scores in (low, high, low, high)] == [
+        False,
+        True,
+        False,
+        True,
     ]
