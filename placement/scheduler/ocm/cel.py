@@ -24,10 +24,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, TypeAlias
 
-import celpy
 import lark
 from celpy import celtypes
 from celpy.adapter import json_to_cel
@@ -559,16 +558,39 @@ def _pruned(cluster_object: Mapping[str, Any], paths: frozenset[ClusterPath]) ->
     return out
 
 
-@cache
-def _environment() -> celpy.Environment:
-    return celpy.Environment()
-
-
 # --- runtime functions ---------------------------------------------------------------------------
 
 
 def _error(message: str) -> CELEvalError:
     return CELEvalError(message)
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def to_cel(document: Any) -> Any:
+    """celpy's `json_to_cel`, the JSON types found by their exact class before its isinstance chain (it
+    tests against `typing` aliases, which costs more than the rest of a small evaluation).
+
+    Maps and int64 values are made as their constructors make them from a dict and an int, without the
+    constructors' costs: MapType's tests its argument against `typing` aliases, and IntType's wraps a new
+    range-checking function on every call (an out-of-range int goes to it, for its overflow error)."""
+    kind = document.__class__
+    if kind is str:
+        return celtypes.StringType(document)
+    if kind is dict:
+        mapping = celtypes.MapType()
+        mapping.update({to_cel(key): to_cel(value) for key, value in document.items()})
+        return mapping
+    if kind is list:
+        return celtypes.ListType([to_cel(item) for item in document])
+    if kind is int and _INT64_MIN <= document <= _INT64_MAX:
+        return int.__new__(celtypes.IntType, document)
+    if kind is float:
+        return celtypes.DoubleType(document)
+    if kind is bool:
+        return celtypes.BoolType(document)
+    return json_to_cel(document)
 
 
 def _ascii_case(text: str, upper: bool) -> celtypes.StringType:
@@ -661,7 +683,7 @@ def _parse_json(text: str) -> Any:
         document = json.loads(
             text, parse_int=_json_number, parse_float=_json_number, parse_constant=_json_constant
         )
-        return json_to_cel(document)
+        return to_cel(document)
     except (ValueError, TypeError) as exc:
         return _error(f"failed to parse JSON: {exc}")
 
@@ -782,6 +804,10 @@ _RUNTIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+# the library every evaluation resolves its functions in (never changed by one)
+_ACTIVATION = Activation(functions=_RUNTIME_FUNCTIONS)
+
+
 def _scores_function(provider: ScoresProvider) -> Callable[[Any, Any], Any]:
     """`managedCluster.scores(name)` bound to one cluster's AddOnPlacementScores."""
 
@@ -789,7 +815,7 @@ def _scores_function(provider: ScoresProvider) -> Callable[[Any, Any], Any]:
         if not isinstance(resource_name, str):
             return _error("no such overload: scores")
         try:
-            return json_to_cel(provider(str(resource_name)))
+            return to_cel(provider(str(resource_name)))
         except LookupError as exc:
             # upstream: the lister's NotFound becomes a CEL error
             return _error(f"failed to get score: {exc}")
@@ -822,7 +848,7 @@ class CelSelector:
 
     def _cluster_value(self, cluster_object: Mapping[str, Any]) -> Any:
         # only what the expressions read is converted: the rest cannot change the outcome
-        return json_to_cel(_pruned(cluster_object, self.reads.paths))
+        return to_cel(_pruned(cluster_object, self.reads.paths))
 
     def projection(self, cluster_object: Mapping[str, Any], scores: ScoresProvider) -> Hashable:
         """What the expressions can see of the cluster: clusters with equal projections evaluate alike,
@@ -850,14 +876,14 @@ class CelSelector:
             cluster = self._cluster_value(dict(cluster_object))
         except (ValueError, TypeError):
             return False
-        functions = {**_RUNTIME_FUNCTIONS, "scores": _scores_function(scores)}
-        activation = Activation(annotations=_environment().annotations, functions=functions)
+        bound = {"scores": _scores_function(scores)}
         budget = RUNTIME_BUDGET
         for program in self._programs:
             tracker = CostTracker()
-            evaluator = CelEvaluator(program.tree, activation, tracker, program.costs)
+            variables = {CLUSTER_VARIABLE: cluster}
+            evaluator = CelEvaluator(program.tree, _ACTIVATION, tracker, program.costs, variables, bound)
             try:
-                result = evaluator.evaluate({CLUSTER_VARIABLE: cluster})
+                result = evaluator.evaluate()
             except CostLimitExceeded:
                 return False
             # a runtime error, or a form cel-python cannot run, is "no match" upstream

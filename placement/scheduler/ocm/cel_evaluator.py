@@ -17,7 +17,7 @@ Costs charged here are the structural ones; calls are priced by `cel_cost.call_c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,17 +59,20 @@ def _is_attribute(node: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class CostPlan:
-    """What an expression's parse tree costs where cel-go's plan differs from one unit per node.
+    """What an expression's parse tree costs where cel-go's plan differs from one unit per node, and the
+    values of its literals, which are the same on every evaluation.
 
     `free`: variables and chains whose base costs nothing because a conditional resolves them as its
     branch; `relative`: chains on a computed value, whose base costs one; `attribute_keys`: indexes whose
-    key is itself an attribute (cel-go merges its cost); `tags`: call nodes resolved to one overload.
+    key is itself an attribute (cel-go merges its cost); `tags`: call nodes resolved to one overload;
+    `literals`: the value of each literal node that converts without an error.
     """
 
     free: frozenset[int]
     relative: frozenset[int]
     attribute_keys: frozenset[int]
     tags: dict[int, str]
+    literals: dict[int, Any]
 
 
 def _chain_base(node: Any) -> Any:
@@ -87,7 +90,13 @@ def plan_costs(tree: CelTree, tags: dict[int, str]) -> CostPlan:
     free: set[int] = set()
     relative: set[int] = set()
     attribute_keys: set[int] = set()
+    literals: dict[int, Any] = {}
+    converter = Evaluator(tree, Activation())
     for node in tree.iter_subtrees():
+        if node.data == "literal":
+            value = converter.literal(node)
+            if not isinstance(value, CELEvalError):
+                literals[id(node)] = value
         if node.data == "expr" and len(node.children) == 3:
             for branch in node.children[1:]:
                 base = _chain_base(branch)
@@ -102,7 +111,7 @@ def plan_costs(tree: CelTree, tags: dict[int, str]) -> CostPlan:
             relative.add(id(node))
         if node.data in ("member_index", "member_index_opt") and _is_attribute(node.children[1]):
             attribute_keys.add(id(node))
-    return CostPlan(frozenset(free), frozenset(relative), frozenset(attribute_keys), tags)
+    return CostPlan(frozenset(free), frozenset(relative), frozenset(attribute_keys), tags, literals)
 
 
 _ARITHMETIC = frozenset({"_+_", "_-_", "_*_", "_/_", "_%_"})
@@ -129,27 +138,77 @@ def _lookup(container: Any, key: Any) -> Any:
     return CELEvalError(f"no such overload: qualifying a {type(container).__name__}")
 
 
-class CelEvaluator(Evaluator):
-    """Evaluates one compiled expression, charging `tracker` as cel-go's cost tracker would."""
+# Rules that, with one child, are that child's value: `visit` steps through them without a call.
+_PASS_THROUGH = frozenset(
+    {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member"}
+)
 
-    def __init__(self, ast: CelTree, activation: Activation, tracker: CostTracker, plan: CostPlan) -> None:
+
+class CelEvaluator(Evaluator):
+    """Evaluates one compiled expression, charging `tracker` as cel-go's cost tracker would.
+
+    `variables` are the values of the expression's variables (the cluster, and the comprehension
+    variables in scope while a macro runs); `bound` the functions bound to this evaluation's input (OCM's
+    `scores` of the cluster); any other name is a function or a type of `activation`, which can then be
+    shared by every evaluation.
+    """
+
+    def __init__(
+        self,
+        ast: CelTree,
+        activation: Activation,
+        tracker: CostTracker,
+        plan: CostPlan,
+        variables: dict[str, Any],
+        bound: Mapping[str, Callable[..., Any]],
+    ) -> None:
         super().__init__(ast, activation)
         self.tracker = tracker
         self.plan = plan
+        self.variables = variables
+        self.bound = bound
 
     def sub_evaluator(self, ast: CelTree) -> Evaluator:
-        return CelEvaluator(ast, self.activation, self.tracker, self.plan)
+        return CelEvaluator(ast, self.activation, self.tracker, self.plan, self.variables, self.bound)
+
+    def evaluate(self, context: Any = None) -> Any:
+        """The expression's value, raising it when it is an error (the variables are given at creation)."""
+        value = self.visit(self.ast)
+        if isinstance(value, CELEvalError):
+            raise value
+        return value
+
+    def visit(self, tree: CelTree) -> Any:
+        while len(tree.children) == 1 and tree.data in _PASS_THROUGH:
+            tree = tree.children[0]
+        return getattr(self, tree.data)(tree)
+
+    def visit_children(self, tree: CelTree) -> list[Any]:
+        return [self.visit(child) if isinstance(child, lark.Tree) else child for child in tree.children]
+
+    def ident_value(self, name: str, root_scope: bool = False) -> Any:
+        # as celpy's Activation resolves a name: a variable first, then a function or type of that name
+        return self.variables[name] if name in self.variables else self._function(name)
+
+    def _function(self, name: str) -> Any:
+        """The function (or type) `name`: one bound to this evaluation, else the activation's; KeyError
+        when there is none."""
+        return self.bound[name] if name in self.bound else self.activation.resolve_function(name)
 
     def _with_variable(self, ast: Any, name: str, value: Any) -> Any:
-        activation = self.activation.nested_activation(vars={name: value})
-        return CelEvaluator(ast, activation, self.tracker, self.plan).visit(ast)
+        outer = self.variables
+        self.variables = {**outer, name: value}
+        try:
+            return self.visit(ast)
+        finally:
+            self.variables = outer
 
     def _call(self, node: Any, function: str, args: list[Any]) -> Any:
         """A strict call: an error argument is the result, and the call is charged either way."""
-        error = next((arg for arg in args if isinstance(arg, CELEvalError)), None)
+        errors = [arg for arg in args if isinstance(arg, CELEvalError)]
         result: Any
-        if error is not None:
-            result = error
+        if errors:
+            result = errors[0]
         elif function in _ARITHMETIC and _numeric_kinds_differ(args):
             # cel-go has no mixed int/uint/double arithmetic, not even on dyn values
             result = CELEvalError(f"no such overload: {function}")
@@ -157,7 +216,7 @@ class CelEvaluator(Evaluator):
             result = celtypes.BoolType(equals(args[0], args[1]) == (function == "_==_"))
         else:
             try:
-                result = self.activation.resolve_function(function)(*args)
+                result = self._function(function)(*args)
             except KeyError:
                 result = CELEvalError(f"undeclared reference to '{function}'")
             except (TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
@@ -283,6 +342,8 @@ class CelEvaluator(Evaluator):
                 self.tracker.charge(1)
                 return values[0]
             return self._call(child, name, values)
+        if child.data == "literal" and id(child) in self.plan.literals:
+            return self.plan.literals[id(child)]
         if child.data == "list_lit":
             return self._list(child)
         if child.data == "map_lit":

@@ -52,8 +52,15 @@ def _parser() -> lark.Lark:
 
 
 def parse(expression: str) -> lark.Tree[lark.Token]:
-    """The parse tree of one expression; raises lark's UnexpectedInput for a syntax error."""
-    return _parser().parse(expression)
+    """The parse tree of one expression; raises lark's UnexpectedInput for a syntax error.
+
+    The rule names are plain strings: lark makes them Tokens, whose comparisons run Python code, and the
+    evaluator compares them at every step.
+    """
+    tree = _parser().parse(expression)
+    for node in tree.iter_subtrees():
+        node.data = str(node.data)
+    return tree
 
 
 # identifiers that name types: constants, not variables
