@@ -51,7 +51,8 @@ def _member_changed(old: MemberCluster, new: MemberCluster, now: datetime) -> bo
     Two things keep that safe. Expiry (a member that stops reporting) comes with no event at all: the
     periodic resync notices it, as upstream's own scheduler does. And a hub snapshot holding a heartbeat
     older than the stored one must not call that member stale: `placement.service.hub_snapshot`
-    rebuilds a snapshot once any heartbeat it holds would expire (`HubSnapshot.fresh_until`).
+    reads its members' heartbeats again once any heartbeat it holds would expire
+    (`HubSnapshot.fresh_until`).
     """
     old_beats, new_beats = _heartbeats(old), _heartbeats(new)
     if any(new_beats.get(agent, ZERO_TIME) < beat for agent, beat in old_beats.items()):

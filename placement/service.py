@@ -17,7 +17,7 @@ import copy
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -52,6 +52,7 @@ from placement.scheduler.fleet import types as fleet
 from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.manifests import (
+    parse_agent_statuses,
     parse_cluster_resource_binding,
 )
 from placement.scheduler.fleet.report import FleetScheduleResult
@@ -96,8 +97,8 @@ class HubSnapshot:
     score_expiries: dict[str, list[datetime]] = field(default_factory=dict)
     # When the first heartbeat this snapshot holds goes stale (None: none will). Heartbeats of live Fleet
     # members are not changes (inventory.relevance), so the stored ones move on while the snapshot keeps
-    # the ones it was built with; past this moment it could call a member stale that is not, and is built
-    # again.
+    # the ones it was built with; past this moment it could call a member stale that is not, and reads its
+    # members' heartbeats again.
     fresh_until: datetime | None = None
     # validUntil of every AddOnPlacementScore that has one, by (namespace, name): what a patch takes out
     # of `score_expiries` when the score changes
@@ -153,8 +154,9 @@ CATCH_UP_MINIMUM = 100
 
 def hub_snapshot(hub: Hub, now: datetime | None = None) -> HubSnapshot:
     """The hub's OCM and Fleet inventories and Fleet bindings: built once, then patched with the rows
-    each later version changed (`journal.since`), and built again when a heartbeat it holds goes stale
-    (for a scheduler run at `now`) or the journal cannot say what changed."""
+    each later version changed (`journal.since`) and, once a heartbeat it holds goes stale (for a
+    scheduler run at `now`), with its members' stored heartbeats; built again when the journal cannot
+    say what changed."""
     key = _snapshot_key(hub)
     now = _now(now)
     with _snapshots_lock:
@@ -162,8 +164,10 @@ def hub_snapshot(hub: Hub, now: datetime | None = None) -> HubSnapshot:
         if cached is not None and cached.key == key and cached.fresh_at(now):
             return cached
     snapshot = None
-    if cached is not None and cached.key[:2] == key[:2] and cached.version < key[2] and cached.fresh_at(now):
-        snapshot = _caught_up(hub, cached, key, now)
+    if cached is not None and cached.key[:2] == key[:2] and cached.version <= key[2]:
+        if not cached.fresh_at(now):
+            cached = _heartbeats_read_again(hub, cached, now)
+        snapshot = cached if cached.key == key else _caught_up(hub, cached, key, now)
     if snapshot is None:
         snapshot = _build_snapshot(hub, key, now)
     with _snapshots_lock:
@@ -201,6 +205,29 @@ def _fresh_until(members: Iterable[fleet.MemberCluster], now: datetime) -> datet
         if agent.last_received_heartbeat is not None
     )
     return min((moment for moment in expiries if moment > now), default=None)
+
+
+def _heartbeats_read_again(hub: Hub, cached: HubSnapshot, now: datetime) -> HubSnapshot:
+    """`cached` with its members' agent statuses as stored now. A live member's heartbeats are not
+    journaled (noise), so past `fresh_until` the snapshot would call members stale that report on time;
+    reading the one column again and patching the members whose agents moved costs a fraction of a new
+    build. A member added or removed meanwhile is the journal's (the catch-up that follows)."""
+    rows = ManagedCluster.objects.filter(hub=hub, kind=ManagedCluster.Kind.MEMBER_CLUSTER)
+    moved: dict[str, fleet.MemberCluster | None] = {}
+    for name, raw in rows.values_list("name", "agent_status").iterator(chunk_size=2_000):
+        member = cached.fleet.get(name)
+        if member is None:
+            continue
+        try:
+            agents = parse_agent_statuses(raw)
+        except (ManifestError, ValueError):
+            # stored by a sync that refused it? the row stays as the snapshot last read it
+            continue
+        if agents != member.agent_status:
+            moved[name] = replace(member, agent_status=agents)
+    members = cached.fleet.patched(moved)
+    logger.debug("hub %s: heartbeats of %d members read again", hub.name, len(moved))
+    return replace(cached, fleet=members, fresh_until=_fresh_until(members.clusters, now))
 
 
 def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapshot:

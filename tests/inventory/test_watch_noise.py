@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from django.utils import timezone
 
@@ -20,6 +21,7 @@ from inventory.signals import hub_changed
 from inventory.watch import HubWatcher
 from placement import service
 from placement.models import HubInventoryVersion, Placement
+from placement.scheduler.fleet.eligibility import eligibility_reason
 from tests.factories import synced_demo_hub_row
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]
@@ -123,10 +125,32 @@ def test_a_condition_timestamp_is_noise_and_its_status_is_not(
     assert version(hub) - before == len(heard)
 
 
-def test_a_snapshot_is_rebuilt_once_a_heartbeat_it_holds_goes_stale(hub: Hub) -> None:
-    """Heartbeats do not mark the snapshot stale, so it may hold older ones than the rows: it is not
-    used past the moment the first of them would expire."""
+def test_a_snapshot_reads_heartbeats_again_once_one_it_holds_goes_stale(hub: Hub) -> None:
+    """Heartbeats do not mark the snapshot stale, so it may hold older ones than the rows: past the moment
+    the first of them would expire it reads the members' stored heartbeats again, without a new build; a
+    member whose agent stopped reporting is then stale, the others are not."""
     snapshot = service.hub_snapshot(hub)
     assert snapshot.fresh_until is not None
     assert service.hub_snapshot(hub, snapshot.fresh_until - timedelta(seconds=1)) is snapshot
-    assert service.hub_snapshot(hub, snapshot.fresh_until) is not snapshot
+    later = snapshot.fresh_until + timedelta(minutes=1)
+    members = ManagedCluster.objects.filter(hub=hub, kind=ManagedCluster.Kind.MEMBER_CLUSTER).order_by("name")
+    silent, *reporting = list(members)
+    for member in reporting:
+        # what the watch stores for a heartbeat, without a change to the hub's inventory version
+        for agent in member.agent_status:
+            agent["lastReceivedHeartbeat"] = later.strftime("%Y-%m-%dT%H:%M:%SZ")
+        member.save(update_fields=["agent_status"])
+    before = version(hub)
+
+    refreshed = service.hub_snapshot(hub, later)
+
+    assert version(hub) == before
+    assert refreshed is not snapshot and refreshed.ocm is snapshot.ocm
+    assert refreshed.fresh_until is not None and refreshed.fresh_until > later
+    assert service.hub_snapshot(hub, later) is refreshed
+    fleet = refreshed.fleet
+    everyone = np.ones(len(fleet), dtype=bool)
+    # the columns the scheduler reads and the members the explanations read agree
+    stale = {fleet.names[i] for i in np.flatnonzero(fleet.eligibility.ineligible(later, everyone))}
+    by_reason = {m.name for m in fleet.clusters if "no recent heartbeat" in str(eligibility_reason(m, later))}
+    assert stale == by_reason == {silent.name}

@@ -226,6 +226,13 @@ def _agent_status(raw: Any, path: str) -> AgentStatus:
     )
 
 
+def parse_agent_statuses(raw: Any) -> tuple[AgentStatus, ...]:
+    """A MemberCluster's `status.agentStatus` list to `AgentStatus`es."""
+    return tuple(
+        _agent_status(a, f"status.agentStatus[{i}]") for i, a in enumerate(_list(raw, "status.agentStatus"))
+    )
+
+
 def parse_member_cluster(doc: Mapping[str, Any]) -> MemberCluster:
     """A MemberCluster manifest to a `MemberCluster`."""
     metadata, name = _metadata(doc)
@@ -257,10 +264,7 @@ def parse_member_cluster(doc: Mapping[str, Any]) -> MemberCluster:
         capacity=resources["capacity"],
         allocatable=resources["allocatable"],
         available=resources["available"],
-        agent_status=tuple(
-            _agent_status(a, f"status.agentStatus[{i}]")
-            for i, a in enumerate(_list(status.get("agentStatus"), "status.agentStatus"))
-        ),
+        agent_status=parse_agent_statuses(status.get("agentStatus")),
         deletion_timestamp=_time(metadata.get("deletionTimestamp"), "metadata.deletionTimestamp"),
     )
 
