@@ -27,7 +27,15 @@ from placement.scheduler.ocm.predicate import predicate_reason
 from placement.scheduler.ocm.status import ScheduleStatus
 from placement.scheduler.ocm.taints import untolerated_reason
 from placement.scheduler.ocm.types import Placement
-from placement.scheduler.record import FILTERED_BY, NAME, SELECTED, ClusterRecord, Ints, Reasons
+from placement.scheduler.record import (
+    FILTERED_BY,
+    NAME,
+    SELECTED,
+    ClusterRecord,
+    Ints,
+    Reasons,
+    name_column,
+)
 from placement.scheduler.timeutil import go_until
 
 if TYPE_CHECKING:
@@ -291,14 +299,13 @@ class OcmScheduleResult:
                 present[:count] |= scored
                 scores[name] = Ints(values, present)
             totals[:count] = outcome.totals
-        names = self.names
         # ranked clusters passed every filter
         filtered = Reasons.of(self._reasons(unranked.tolist()))
         ranked_here = np.zeros(rows, dtype=bool)
         ranked_here[:count] = True
         record = ClusterRecord(
             {
-                NAME: [names[p] for p in ranked.tolist() + unranked.tolist()],
+                NAME: name_column(self.names, np.concatenate([ranked, unranked])),
                 SELECTED: selected,
                 FILTERED_BY: Reasons(filtered.texts, np.concatenate([np.full(count, -1), filtered.codes])),
                 "scores": scores,
