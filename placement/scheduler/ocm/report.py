@@ -203,10 +203,13 @@ class OcmScheduleResult:
     def _reasons(self, positions: list[int]) -> Iterator[str | None]:
         """`_filtered_by` of these positions, each distinct reason computed once: a taint reason depends
         only on the cluster's taints and whether it is decided, a predicate reason on the cluster's own
-        labels and claims, and every other stage gives all its clusters one reason."""
+        labels and claims, and every other stage gives all its clusters one reason. Taints are told
+        apart by their tuple object, not its content: the parser gives clusters with equal taints one
+        shared tuple (hashing every cluster's taints here cost more than the rest of the record), and
+        clusters whose equal taints are separate tuples just compute the same reason more than once."""
         stages = self._stage_list
         decided = self.inventory.decided_cluster_names(*self.placement.key)
-        taint_reasons: dict[tuple[Any, bool], str | None] = {}
+        taint_reasons: dict[tuple[int, bool], str | None] = {}
         stage_reasons: dict[int, str | None] = {}
         for position in positions:
             stage = stages[position]
@@ -216,7 +219,7 @@ class OcmScheduleResult:
                 yield self._filtered_by(position)
             elif stage == TAINT:
                 cluster = self.inventory.clusters[position]
-                key = (cluster.taints, cluster.name in decided)
+                key = (id(cluster.taints), cluster.name in decided)
                 if key not in taint_reasons:
                     taint_reasons[key] = self._filtered_by(position)
                 yield taint_reasons[key]
