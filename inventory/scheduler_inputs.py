@@ -27,6 +27,29 @@ def _object(api_version: str, kind: str, name: str, namespace: str = "", **field
     return {"apiVersion": api_version, "kind": kind, "metadata": metadata, **fields}
 
 
+# The columns each conversion reads: a snapshot build loads only these (`QuerySet.only`), leaving out
+# the other family's JSON columns, which would otherwise be decoded for every row.
+MANAGED_CLUSTER_FIELDS = (
+    "name",
+    "labels",
+    "deletion_timestamp",
+    "taints",
+    "claims",
+    "allocatable",
+    "capacity",
+    "conditions",
+)
+MEMBER_CLUSTER_FIELDS = (
+    "name",
+    "labels",
+    "taints",
+    "conditions",
+    "properties",
+    "resource_usage",
+    "agent_status",
+)
+
+
 def managed_cluster(row: ManagedCluster) -> types.ManagedCluster:
     metadata: dict[str, Any] = {"labels": row.labels}
     if row.deletion_timestamp is not None:

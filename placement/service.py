@@ -235,7 +235,10 @@ def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapsho
     scores = list(AddOnPlacementScore.objects.filter(hub=hub))
     inventory = OcmInventory(
         _converted(
-            clusters.filter(kind=ManagedCluster.Kind.MANAGED_CLUSTER), scheduler_inputs.managed_cluster
+            clusters.filter(kind=ManagedCluster.Kind.MANAGED_CLUSTER).only(
+                *scheduler_inputs.MANAGED_CLUSTER_FIELDS
+            ),
+            scheduler_inputs.managed_cluster,
         ),
         _converted(ManagedClusterSet.objects.filter(hub=hub), scheduler_inputs.cluster_set),
         [
@@ -255,7 +258,10 @@ def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapsho
             expiries.setdefault(score.name, []).append(score.valid_until)
             moments[(score.namespace, score.name)] = score.valid_until
     members = _converted(
-        clusters.filter(kind=ManagedCluster.Kind.MEMBER_CLUSTER), scheduler_inputs.member_cluster
+        clusters.filter(kind=ManagedCluster.Kind.MEMBER_CLUSTER).only(
+            *scheduler_inputs.MEMBER_CLUSTER_FIELDS
+        ),
+        scheduler_inputs.member_cluster,
     )
     return HubSnapshot(
         key,

@@ -184,7 +184,12 @@ def _canonical(quantity: Quantity) -> str:
 
 def canonical_text(value: str | int | float) -> str:
     """Go's `Quantity.String()` after `ParseQuantity`: the text kept from parsing, else canonical."""
-    text = _as_text(value)
+    return _canonical_text(_as_text(value))
+
+
+# a fleet's clusters repeat a few capacity texts, and a snapshot build converts every one of them
+@lru_cache(maxsize=65536)
+def _canonical_text(text: str) -> str:
     if text == "0":
         return text
     quantity = parse(text)

@@ -8,6 +8,11 @@ zlib-compressed byte string. Pages read the arrays directly (sorting and filteri
 only the rows they show); the explanation rows of `schedule -o json` and the API are built from it on
 demand (`columns`, `row`), equal to what the scheduler's report lists.
 
+Every run on one inventory lists the same cluster names, only in its own order: when a run lists most
+of them, its name column holds positions into the inventory's `NameTable` (its names joined and
+compressed once, by whichever run needs them first), so a run packs a small array of positions and
+copies the table's bytes instead of joining and compressing 10,000 names again.
+
 Each family's columns are keyed as its report's cluster entries: `name` (text), `selected` (flag),
 `filteredBy` (reason or None); any other key holds integers or None, or (OCM `scores`) a mapping of
 such integer columns, which a row shows as a dict of the values present.
@@ -19,7 +24,7 @@ import json
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -69,7 +74,48 @@ class Reasons:
         return [texts[code] for code in self.codes.tolist()]
 
 
-Column = list[str] | np.ndarray | Reasons | Ints | dict[str, Ints]
+@dataclass(frozen=True, eq=False)
+class NameTable:
+    """The cluster names of one inventory in its order, and their packed form (joined by newlines and
+    compressed), which every record of a run on that inventory carries."""
+
+    names: tuple[str, ...]
+    packed: bytes
+
+
+@lru_cache(maxsize=8)
+def name_table(names: tuple[str, ...]) -> NameTable:
+    """The table of these names, packed once: a scheduler run's inventory is shared by every run until
+    the hub changes, so the few most recent name tuples are all a process needs."""
+    return NameTable(names, zlib.compress("\n".join(names).encode(), LEVEL))
+
+
+@dataclass(frozen=True, eq=False)
+class Positions:
+    """A name column as positions into a `NameTable`."""
+
+    table: NameTable
+    order: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def tolist(self) -> list[str]:
+        names = self.table.names
+        return [names[position] for position in self.order.tolist()]
+
+
+def name_column(names: tuple[str, ...], order: np.ndarray) -> list[str] | Positions:
+    """The names at positions `order` of an inventory's `names`: as positions into the inventory's table
+    when they are at least half of it (the table's bytes then cost about what the names themselves
+    would), else as the names (a placement whose sets hold a few of a large hub's clusters keeps a
+    small record)."""
+    if 2 * len(order) >= len(names):
+        return Positions(name_table(names), order)
+    return [names[position] for position in order.tolist()]
+
+
+Column = list[str] | Positions | np.ndarray | Reasons | Ints | dict[str, Ints]
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,11 +125,15 @@ class ClusterRecord:
     columns: dict[str, Column]
 
     def __len__(self) -> int:
-        return len(self.names)
+        names = self.columns.get(NAME, [])
+        assert isinstance(names, list | Positions)
+        return len(names)
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
         names = self.columns.get(NAME, [])
+        if isinstance(names, Positions):
+            return names.tolist()
         assert isinstance(names, list)
         return names
 
@@ -140,6 +190,8 @@ class ClusterRecord:
                 item[key] = None if code < 0 else column.texts[code]
             elif isinstance(column, np.ndarray):
                 item[key] = bool(column[index])
+            elif isinstance(column, Positions):
+                item[key] = column.table.names[int(column.order[index])]
             else:
                 item[key] = column[index]
         return item
@@ -194,9 +246,11 @@ class ClusterRecord:
     # --- stored
 
     def pack(self) -> bytes:
-        """The record as compressed bytes: a JSON header naming each column's layout, then the arrays."""
+        """The record as compressed bytes: a JSON header naming each column's layout, then the arrays; then
+        the packed name tables of the columns that hold positions, each as its own compressed stream."""
         layout: list[list[Any]] = []
         body: list[bytes] = []
+        tables: list[bytes] = []
         for key, column in self.columns.items():
             if isinstance(column, dict):
                 layout.append([key, "group", [_pack_ints(name, ints, body) for name, ints in column.items()]])
@@ -209,16 +263,25 @@ class ClusterRecord:
             elif isinstance(column, np.ndarray):
                 body.append(np.packbits(column).tobytes())
                 layout.append([key, "flags"])
+            elif isinstance(column, Positions):
+                order = _smallest(column.order)
+                body.append(order.tobytes())
+                table = column.table
+                layout.append([key, "table", order.dtype.str, len(table.names), len(table.packed)])
+                tables.append(table.packed)
             else:
                 text = "\n".join(column).encode()
                 body.append(text)
                 layout.append([key, "names", len(text)])
         header = json.dumps({"rows": len(self), "columns": layout}, separators=(",", ":")).encode()
-        return zlib.compress(len(header).to_bytes(4, "big") + header + b"".join(body), LEVEL)
+        packed = zlib.compress(len(header).to_bytes(4, "big") + header + b"".join(body), LEVEL)
+        return packed + b"".join(tables)
 
     @classmethod
     def unpack(cls, packed: bytes) -> ClusterRecord:
-        data = zlib.decompress(packed)
+        stream = zlib.decompressobj()
+        data = stream.decompress(packed) + stream.flush()
+        tables = stream.unused_data
         size = int.from_bytes(data[:4], "big")
         header = json.loads(data[4 : 4 + size])
         reader = _Reader(data, 4 + size, header["rows"])
@@ -232,6 +295,11 @@ class ClusterRecord:
                 columns[key] = Reasons(detail[0], reader.array(detail[1]).astype(np.int64))
             elif kind == "flags":
                 columns[key] = reader.flags()
+            elif kind == "table":
+                dtype, count, size = detail
+                table, tables = tables[:size], tables[size:]
+                names = tuple(zlib.decompress(table).decode().split("\n")) if count else ()
+                columns[key] = Positions(NameTable(names, table), reader.array(dtype).astype(np.int64))
             else:
                 text = reader.take(detail[0]).decode()
                 columns[key] = text.split("\n") if reader.rows else []
@@ -241,7 +309,7 @@ class ClusterRecord:
 def _as_list(column: Column) -> Any:
     if isinstance(column, dict):
         return {name: ints.tolist() for name, ints in column.items()}
-    if isinstance(column, Ints | Reasons | np.ndarray):
+    if isinstance(column, Ints | Reasons | Positions | np.ndarray):
         return column.tolist()
     return list(column)
 

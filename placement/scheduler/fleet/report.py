@@ -8,7 +8,15 @@ from typing import Any
 import numpy as np
 
 from placement.scheduler.fleet.types import ClusterDecision, ClusterResourceBinding
-from placement.scheduler.record import FILTERED_BY, NAME, SELECTED, ClusterRecord, Ints, Reasons
+from placement.scheduler.record import (
+    FILTERED_BY,
+    NAME,
+    SELECTED,
+    ClusterRecord,
+    Ints,
+    Reasons,
+    name_column,
+)
 
 CREATE, PATCH, UNSCHEDULE = "create", "patch", "unschedule"
 
@@ -48,7 +56,7 @@ class ClusterTable:
         """The explanation columns, keyed as `ClusterExplanation.to_dict()`, in inventory (name) order."""
         return ClusterRecord(
             {
-                NAME: list(self.names),
+                NAME: name_column(self.names, np.arange(len(self.names))),
                 SELECTED: self.selected.astype(bool),
                 FILTERED_BY: Reasons.of(self.filtered_by.tolist()),
                 "affinityScore": Ints(self.affinity.astype(np.int64), self.scored.astype(bool)),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from placement.scheduler.errors import INT64_MAX, INT64_MIN, ManifestError, in_range, json_type
@@ -165,8 +166,11 @@ def parse_managed_cluster(doc: Mapping[str, Any], warn: Warn) -> ManagedCluster:
             _checked_items(_field(doc, "status.clusterClaims", list, []), "status.clusterClaims")
         )
     )
-    taints = tuple(
-        _parse_taint(raw, f"spec.taints[{i}]") for i, raw in enumerate(_field(doc, "spec.taints", list, []))
+    taints = _shared_taints(
+        tuple(
+            _parse_taint(raw, f"spec.taints[{i}]")
+            for i, raw in enumerate(_field(doc, "spec.taints", list, []))
+        )
     )
     conditions = tuple(_checked_items(_field(doc, "status.conditions", list, []), "status.conditions"))
     return ManagedCluster(
@@ -180,6 +184,13 @@ def parse_managed_cluster(doc: Mapping[str, Any], warn: Warn) -> ManagedCluster:
         deletion_timestamp=_time(metadata.get("deletionTimestamp"), "metadata.deletionTimestamp"),
         typed_object=typed_cluster_object(doc),
     )
+
+
+@lru_cache(maxsize=4096)
+def _shared_taints(taints: tuple[Taint, ...]) -> tuple[Taint, ...]:
+    """The one tuple of these taints that every cluster holding equal taints shares: a fleet's tainted
+    clusters mostly hold a few lists of taints, and explaining a run computes one reason per tuple."""
+    return taints
 
 
 def _checked_items(items: list[Any], path: str) -> list[Mapping[str, Any]]:

@@ -27,7 +27,15 @@ from placement.scheduler.ocm.predicate import predicate_reason
 from placement.scheduler.ocm.status import ScheduleStatus
 from placement.scheduler.ocm.taints import untolerated_reason
 from placement.scheduler.ocm.types import Placement
-from placement.scheduler.record import FILTERED_BY, NAME, SELECTED, ClusterRecord, Ints, Reasons
+from placement.scheduler.record import (
+    FILTERED_BY,
+    NAME,
+    SELECTED,
+    ClusterRecord,
+    Ints,
+    Reasons,
+    name_column,
+)
 from placement.scheduler.timeutil import go_until
 
 if TYPE_CHECKING:
@@ -195,10 +203,13 @@ class OcmScheduleResult:
     def _reasons(self, positions: list[int]) -> Iterator[str | None]:
         """`_filtered_by` of these positions, each distinct reason computed once: a taint reason depends
         only on the cluster's taints and whether it is decided, a predicate reason on the cluster's own
-        labels and claims, and every other stage gives all its clusters one reason."""
+        labels and claims, and every other stage gives all its clusters one reason. Taints are told
+        apart by their tuple object, not its content: the parser gives clusters with equal taints one
+        shared tuple (hashing every cluster's taints here cost more than the rest of the record), and
+        clusters whose equal taints are separate tuples just compute the same reason more than once."""
         stages = self._stage_list
         decided = self.inventory.decided_cluster_names(*self.placement.key)
-        taint_reasons: dict[tuple[Any, bool], str | None] = {}
+        taint_reasons: dict[tuple[int, bool], str | None] = {}
         stage_reasons: dict[int, str | None] = {}
         for position in positions:
             stage = stages[position]
@@ -208,7 +219,7 @@ class OcmScheduleResult:
                 yield self._filtered_by(position)
             elif stage == TAINT:
                 cluster = self.inventory.clusters[position]
-                key = (cluster.taints, cluster.name in decided)
+                key = (id(cluster.taints), cluster.name in decided)
                 if key not in taint_reasons:
                     taint_reasons[key] = self._filtered_by(position)
                 yield taint_reasons[key]
@@ -291,14 +302,13 @@ class OcmScheduleResult:
                 present[:count] |= scored
                 scores[name] = Ints(values, present)
             totals[:count] = outcome.totals
-        names = self.names
         # ranked clusters passed every filter
         filtered = Reasons.of(self._reasons(unranked.tolist()))
         ranked_here = np.zeros(rows, dtype=bool)
         ranked_here[:count] = True
         record = ClusterRecord(
             {
-                NAME: [names[p] for p in ranked.tolist() + unranked.tolist()],
+                NAME: name_column(self.names, np.concatenate([ranked, unranked])),
                 SELECTED: selected,
                 FILTERED_BY: Reasons(filtered.texts, np.concatenate([np.full(count, -1), filtered.codes])),
                 "scores": scores,

@@ -1,0 +1,51 @@
+"""A run that lists most of its inventory's clusters stores their positions in the inventory's name
+table, packed once per inventory; one that lists a few of them stores the names themselves."""
+
+import numpy as np
+
+from placement.scheduler.record import (
+    NAME,
+    SELECTED,
+    ClusterRecord,
+    Positions,
+    Reasons,
+    name_column,
+    name_table,
+)
+
+NAMES = tuple(f"cluster-{i:03d}" for i in range(40))
+
+
+def record_of(order: list[int]) -> ClusterRecord:
+    positions = np.asarray(order, dtype=np.int64)
+    return ClusterRecord(
+        {
+            NAME: name_column(NAMES, positions),
+            SELECTED: positions < 5,
+            "filteredBy": Reasons.of(["tainted" if p % 7 == 0 else None for p in order]),
+        }
+    )
+
+
+def test_a_run_listing_most_clusters_stores_positions_into_the_shared_table() -> None:
+    order = list(range(30, 40)) + list(range(30))
+    record = record_of(order)
+    assert isinstance(record.columns[NAME], Positions)
+    assert record.columns[NAME].table is name_table(NAMES)  # packed once for every run on these names
+    unpacked = ClusterRecord.unpack(record.pack())
+    assert unpacked.names == [NAMES[p] for p in order]
+    assert unpacked.rows() == record.rows()
+    assert unpacked.row(3) == {"name": "cluster-033", "selected": False, "filteredBy": None}
+    assert ClusterRecord.unpack(unpacked.pack()).names == unpacked.names
+
+
+def test_a_run_listing_few_clusters_stores_their_names() -> None:
+    record = record_of([4, 9, 14])
+    assert record.columns[NAME] == ["cluster-004", "cluster-009", "cluster-014"]
+    assert ClusterRecord.unpack(record.pack()).rows() == record.rows()
+
+
+def test_an_empty_inventory_packs_an_empty_table() -> None:
+    record = ClusterRecord({NAME: name_column((), np.zeros(0, dtype=np.int64))})
+    unpacked = ClusterRecord.unpack(record.pack())
+    assert len(unpacked) == 0 and unpacked.names == []
