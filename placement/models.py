@@ -66,6 +66,9 @@ class Placement(models.Model):
     requeue_at = models.DateTimeField(null=True, blank=True)
     # Set while a reschedule is queued, so a burst of changes enqueues one run (placement.tasks).
     reschedule_queued_at = models.DateTimeField(null=True, blank=True)
+    # The queued run is one of those a change cannot alter, queued behind the others: a change that may
+    # alter the placement queues a run of its own instead of waiting for that one.
+    reschedule_queued_later = models.BooleanField(default=False)
     # Set (with the trigger text) while a hub change still owes this placement a reschedule: written with
     # the change and cleared when a run that started after it succeeds, so a reschedule that could not be
     # queued (broker down) or failed in-process is done later by placement.tasks.sweep_pending_reschedules.

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from celery import group, shared_task
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -20,11 +22,13 @@ from core.tasks import REDELIVER_IF_LOST
 from inventory.changes import HubChanges
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub
-from placement import journal, service, signals
+from placement import journal, service, signals, urgency
 from placement.models import Owner, Placement
 from placement.requeue import requeued
 
 if TYPE_CHECKING:
+    from kombu import Producer
+
     from inventory.changes import Change
 
 logger = logging.getLogger(__name__)
@@ -35,35 +39,94 @@ QUEUED_TTL = timedelta(minutes=2)
 PENDING_GRACE_SECONDS = 10.0
 # Pending reschedules the sweep queues at most per run; the next run takes the rest.
 SWEEP_LIMIT = 500
+# Placement ids per compare-and-set UPDATE of the queued markers (below SQLite's bound on parameters).
+MARKER_CHUNK = 500
+# The Redis transport pops priority 0 (a message's default) first and 9 last: runs a change cannot
+# alter wait behind every other task.
+FIRST_PRIORITY, LATER_PRIORITY = 0, 9
 PERIODIC_RESYNC = "periodic resync"
 
 
-def request_reschedule(placement_ids: list[int], trigger: str) -> list[int]:
+def request_reschedule(placement_ids: list[int], trigger: str, later: Collection[int] = ()) -> list[int]:
     """Queue one reschedule per placement unless one is already queued; answers the ids queued now.
 
-    The marker (`Placement.reschedule_queued_at`) is taken with a compare-and-set UPDATE and cleared
-    when the run starts, so changes arriving during a run queue the next one. A run that cannot be
-    queued (the broker is down) or, in-process, fails is logged and left pending (`mark_pending`) for
+    The markers (`Placement.reschedule_queued_at`) are taken with a compare-and-set UPDATE of them all and
+    cleared when each run starts, so changes arriving during a run queue the next one; the messages go
+    to the broker in one batch. The runs of `later` are queued at the lowest priority, so the workers
+    take the others first; a run queued so does not hold back one requested without `later`, which is
+    queued too (the run queued for later then finds nothing new). A run that cannot be queued (the broker
+    is down) or, in-process, fails is logged and left pending (`mark_pending`) for
     `sweep_pending_reschedules`.
     """
-    queued = []
-    for placement_id in placement_ids:
-        now = timezone.now()
-        free = Q(reschedule_queued_at__isnull=True) | Q(reschedule_queued_at__lt=now - QUEUED_TTL)
-        if not Placement.objects.filter(free, pk=placement_id).update(reschedule_queued_at=now):
-            continue
-        try:
-            reschedule_placement.delay(placement_id, trigger)
-        except Exception:
-            logger.exception("reschedule of placement %s (%s) left pending", placement_id, trigger)
-            # no message holds the marker now: the sweep or the next change may queue the run
-            Placement.objects.filter(pk=placement_id, reschedule_queued_at=now).update(
-                reschedule_queued_at=None
-            )
-            mark_pending([placement_id], trigger, retry=True)
-            continue
-        queued.append(placement_id)
+    now, later = timezone.now(), set(later)
+    ordered = []
+    for deferred in (False, True):
+        ids = [pk for pk in placement_ids if (pk in later) == deferred]
+        taken = _take_markers(ids, now, later=deferred)
+        ordered += [pk for pk in ids if pk in taken]
+    queued, failed = [], []
+    try:
+        with _publishing() as producer:
+            for placement_id in ordered:
+                priority = LATER_PRIORITY if placement_id in later else FIRST_PRIORITY
+                try:
+                    reschedule_placement.apply_async(
+                        (placement_id, trigger), producer=producer, priority=priority
+                    )
+                except Exception:
+                    logger.exception("reschedule of placement %s (%s) left pending", placement_id, trigger)
+                    failed.append(placement_id)
+                else:
+                    queued.append(placement_id)
+    except Exception:
+        # the batch was not delivered: none of its messages holds its marker
+        logger.exception("reschedules of %d placements (%s) left pending", len(queued), trigger)
+        failed, queued = failed + queued, []
+    if failed:
+        # no message holds these markers now: the sweep or the next change may queue the runs
+        Placement.objects.filter(pk__in=failed, reschedule_queued_at=now).update(
+            reschedule_queued_at=None, reschedule_queued_later=False
+        )
+        mark_pending(failed, trigger, retry=True)
     return queued
+
+
+def _take_markers(placement_ids: list[int], now: datetime, later: bool) -> set[int]:
+    """Set the queued marker of each placement whose marker is free (none, or older than QUEUED_TTL), or,
+    unless `later`, held by a run queued for later; one UPDATE ... RETURNING per MARKER_CHUNK ids, so
+    two requests never both take a marker. Answers the ids taken."""
+    ops = connection.ops
+    table = ops.quote_name(Placement._meta.db_table)
+    key, column, flag = map(ops.quote_name, ("id", "reschedule_queued_at", "reschedule_queued_later"))
+    free = f"{column} IS NULL OR {column} < %s" + ("" if later else f" OR {flag}")
+    taken: set[int] = set()
+    with connection.cursor() as cursor:
+        for start in range(0, len(placement_ids), MARKER_CHUNK):
+            chunk = placement_ids[start : start + MARKER_CHUNK]
+            cursor.execute(
+                f"UPDATE {table} SET {column} = %s, {flag} = %s "
+                f"WHERE {key} IN ({', '.join(['%s'] * len(chunk))}) AND ({free}) RETURNING {key}",
+                [
+                    ops.adapt_datetimefield_value(now),
+                    later,
+                    *chunk,
+                    ops.adapt_datetimefield_value(now - QUEUED_TTL),
+                ],
+            )
+            taken.update(row[0] for row in cursor.fetchall())
+    return taken
+
+
+@contextmanager
+def _publishing() -> Iterator[Producer | None]:
+    """A producer whose messages are sent to the broker together on leaving (kombu's publish batch);
+    None in-process, where each run happens when queued."""
+    app = reschedule_placement.app
+    if app.conf.task_always_eager:
+        yield None
+        return
+    with app.producer_or_acquire() as producer, producer.batch():
+        yield producer
 
 
 def mark_pending(placement_ids: list[int], trigger: str, *, retry: bool = False) -> None:
@@ -85,7 +148,7 @@ def reschedule_placement(placement_id: int, trigger: str) -> dict[str, Any]:
     """Reschedule one placement; answers {"state": "rescheduled"|"gone", "changed": bool}. Success clears
     the pending marker of changes older than the run (newer ones have queued the next run)."""
     started = timezone.now()
-    Placement.objects.filter(pk=placement_id).update(reschedule_queued_at=None)
+    Placement.objects.filter(pk=placement_id).update(reschedule_queued_at=None, reschedule_queued_later=False)
     placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
     if placement is None:
         return {"state": "gone", "changed": False}
@@ -305,6 +368,8 @@ def record_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> 
 
 
 def on_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None:
-    """Receiver of `hub_changed`, once the rows are committed: queue the affected placements."""
+    """Receiver of `hub_changed`, once the rows are committed: queue the affected placements, those
+    whose decisions the change cannot alter after the others (`placement.urgency`)."""
     if ids := affected(hub_changes):
-        request_reschedule(ids, describe(hub_changes))
+        rows = Placement.objects.filter(pk__in=ids).defer("explanation", "cluster_record")
+        request_reschedule(ids, describe(hub_changes), later=urgency.run_later(hub_changes, rows))

@@ -69,14 +69,15 @@ def test_a_label_change_on_the_hub_reschedules_the_placement(demo_hub: DemoHub) 
 
 def test_a_queued_reschedule_coalesces_later_requests(web_placement: Placement) -> None:
     Placement.objects.filter(pk=web_placement.pk).update(reschedule_queued_at=datetime.now(UTC))
-    with mock.patch.object(tasks.reschedule_placement, "delay") as delay:
+    with mock.patch.object(tasks.reschedule_placement, "apply_async") as send:
         assert tasks.request_reschedule([web_placement.pk], "cluster label changed") == []
-        delay.assert_not_called()
+        send.assert_not_called()
         Placement.objects.filter(pk=web_placement.pk).update(
             reschedule_queued_at=datetime(2020, 1, 1, tzinfo=UTC)
         )
         assert tasks.request_reschedule([web_placement.pk], "cluster label changed") == [web_placement.pk]
-        delay.assert_called_once_with(web_placement.pk, "cluster label changed")
+        send.assert_called_once()
+        assert send.call_args.args == ((web_placement.pk, "cluster label changed"),)
 
 
 def test_the_run_clears_the_marker(web_placement: Placement) -> None:

@@ -1,0 +1,171 @@
+"""A hub change queues first the runs of the placements whose decisions it may alter; the others still
+run, after them (in-process in that order; through Redis at a lower priority, so a later change's runs
+overtake them)."""
+
+import time
+from typing import Any
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from demohub import DemoHub
+from fleetui.celery import app
+from inventory.changes import HubChanges
+from inventory.hubclient import KINDS_BY_NAME
+from inventory.models import Hub
+from inventory.signals import hub_changed
+from inventory.sync import apply_events
+from placement import service, urgency
+from placement.models import Placement
+from tests.factories import placement_role, synced_demo_hub_row
+from tests.placement.test_reschedule import GOLD, untainted
+
+GLOBAL = {"clusterSets": ["global"]}
+CEL = {
+    **GLOBAL,
+    "predicates": [
+        {
+            "requiredClusterSelector": {
+                "celSelector": {"celExpressions": ["'tier' in managedCluster.metadata.labels"]}
+            }
+        }
+    ],
+}
+SPARES = 4
+
+
+def spare(number: int) -> dict[str, Any]:
+    """A placement no label change of these tests lets select anything."""
+    selector = {"matchLabels": {"tier": f"spare-{number}"}}
+    return {**GLOBAL, "predicates": [{"requiredClusterSelector": {"labelSelector": selector}}]}
+
+
+def placements(hub: Hub) -> dict[str, Placement]:
+    """gold (tier=gold), every (no predicate: holds every untainted cluster), cel (a CEL predicate) and
+    the spares, all over `global` in namespace default."""
+    editor = placement_role(hub, ("default",), username="editor")
+    # gold last: its run put after the others is queued after theirs
+    specs = {"every": GLOBAL, "cel": CEL} | {f"spare-{n}": spare(n) for n in range(SPARES)} | {"gold": GOLD}
+    return {
+        name: service.create_placement(
+            kind=Placement.Kind.PLACEMENT, hub=hub, namespace="default", name=name, spec=spec, actor=editor
+        )
+        for name, spec in specs.items()
+    }
+
+
+def selected(placement: Placement) -> set[str]:
+    return {entry["clusterName"] for row in placement.decisions.all() for entry in row.decisions}
+
+
+def patch_cluster(hub: Hub, demo_hub: DemoHub, name: str, body: dict[str, Any], **how: str) -> None:
+    """Change a ManagedCluster on the hub (`how`: the store's patch options) and apply it as the watch
+    does."""
+    demo_hub.store.patch("ManagedCluster", name, body, **how)
+    obj = demo_hub.store.get("ManagedCluster", name)
+    apply_events(hub, KINDS_BY_NAME["ManagedCluster"], [("MODIFIED", obj)])
+
+
+def heard(hub: Hub, demo_hub: DemoHub, name: str, body: dict[str, Any], **how: str) -> HubChanges:
+    """The change `patch_cluster` makes, as the change listeners hear it."""
+    got: list[HubChanges] = []
+
+    def listen(hub_changes: HubChanges, **_: object) -> None:
+        got.append(hub_changes)
+
+    hub_changed.connect(listen)
+    try:
+        patch_cluster(hub, demo_hub, name, body, **how)
+    finally:
+        hub_changed.disconnect(listen)
+    [change] = got
+    return change
+
+
+def later_names(change: HubChanges, ours: dict[str, Placement]) -> set[str]:
+    later = urgency.run_later(change, Placement.objects.filter(pk__in=[p.pk for p in ours.values()]))
+    return {name for name, placement in ours.items() if placement.pk in later}
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("tasks_in_process")
+def test_a_label_change_runs_the_placements_it_may_alter_first_and_the_others_after(
+    demo_hub: DemoHub, reschedules: list[int]
+) -> None:
+    hub = synced_demo_hub_row(demo_hub)
+    ours = placements(hub)
+    name = untainted(demo_hub)
+    assert name in selected(ours["every"])
+    reschedules.clear()
+
+    change = heard(hub, demo_hub, name, {"metadata": {"labels": {"tier": "gold"}}})
+
+    spares = {f"spare-{n}" for n in range(SPARES)}
+    # gold may now take the cluster, every holds it, CEL may read anything: the spares cannot change
+    assert later_names(change, ours) == spares
+    by_pk = {placement.pk: name for name, placement in ours.items()}
+    order = [by_pk[pk] for pk in reschedules if pk in by_pk]
+    assert set(order[:3]) == {"gold", "every", "cel"}
+    assert set(order[3:]) == spares  # run all the same
+    assert name in selected(ours["gold"])
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("tasks_in_process")
+def test_a_taint_runs_only_the_placements_holding_the_cluster_or_letting_it_through_first(
+    demo_hub: DemoHub,
+) -> None:
+    hub = synced_demo_hub_row(demo_hub)
+    ours = placements(hub)
+    taint = {"key": "fleetui.io/drain", "effect": "NoSelect"}
+
+    change = heard(hub, demo_hub, untainted(demo_hub), {"spec": {"taints": [taint]}})
+
+    # no predicate of gold or the spares lets the cluster through, tainted or not
+    assert later_names(change, ours) == {"gold"} | {f"spare-{n}" for n in range(SPARES)}
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("tasks_in_process")
+def test_a_change_a_prioritizer_reads_runs_every_placement_first(demo_hub: DemoHub) -> None:
+    hub = synced_demo_hub_row(demo_hub)
+    ours = placements(hub)
+    status = {"status": {"allocatable": {"cpu": "96", "memory": "512Gi"}}}
+
+    change = heard(hub, demo_hub, untainted(demo_hub), status, subresource="status")
+
+    assert later_names(change, ours) == set()
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_change_that_selects_a_cluster_overtakes_the_runs_an_earlier_change_put_after(
+    broker_url: str,
+    database_url: str,
+    demo_hub: DemoHub,
+    monkeypatch: pytest.MonkeyPatch,
+    reschedules: list[int],
+) -> None:
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    hub = synced_demo_hub_row(demo_hub)
+    ours = placements(hub)
+    store = demo_hub.store
+    first, second = [
+        n for n in store.names("ManagedCluster") if not store.get("ManagedCluster", n)["spec"].get("taints")
+    ][:2]
+    app.control.purge()  # messages of other runs (and of the initial sync) are not this test's
+    # queued before any worker runs: the first change puts gold and the spares after every and cel, the
+    # second lets gold take a cluster
+    patch_cluster(hub, demo_hub, first, {"metadata": {"labels": {"tier": "bronze"}}})
+    patch_cluster(hub, demo_hub, second, {"metadata": {"labels": {"tier": "gold"}}})
+
+    spares = {ours[f"spare-{n}"].pk for n in range(SPARES)}
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        deadline = time.monotonic() + 60
+        while not spares <= set(reschedules):
+            assert time.monotonic() < deadline, "the runs put after the others never ran"
+            time.sleep(0.05)
+
+    gold = reschedules.index(ours["gold"].pk)
+    assert gold < min(reschedules.index(pk) for pk in spares)
+    assert second in selected(ours["gold"])
