@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -78,3 +78,10 @@ class Shift:
             if position >= 0:
                 new[position] = item
         return new
+
+    def with_placeholders(self, old: Sequence[T], placeholder: Callable[[str], T]) -> tuple[T, ...]:
+        """The objects at their new positions, each added one a `placeholder(name)` to be patched."""
+        listed = self.listed(old, placeholder(""))
+        for name, position in self.added.items():
+            listed[position] = placeholder(name)
+        return tuple(listed)

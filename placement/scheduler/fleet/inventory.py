@@ -114,11 +114,7 @@ class FleetInventory:
         loses a value is built again (on the placeholders, patched after)."""
         shifted = copy.copy(self)
         shift = Shift.of(self.names, (self.index[name] for name in removed), added)
-        # every position the fill holds is an added cluster's, given its placeholder next
-        listed = shift.listed(self.clusters, MemberCluster(""))
-        for name, position in shift.added.items():
-            listed[position] = MemberCluster(name)
-        shifted.clusters = tuple(listed)
+        shifted.clusters = shift.with_placeholders(self.clusters, MemberCluster)
         shifted.names = shift.names
         shifted.index = dict(zip(shift.names, range(shift.size), strict=True))
         shifted.taints = self.taints.shifted(shift)[0]

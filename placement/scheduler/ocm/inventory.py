@@ -309,16 +309,16 @@ class DecisionIndex:
         counts.flags.writeable = False
         return cls(decisions, counts, outside, dict(grouped))
 
-    def replaced(
-        self, namespace: str, name: str, decisions: Sequence[PlacementDecision], position: Mapping[str, int]
-    ) -> DecisionIndex:
-        """This index with `decisions` as the placement's own; counts are adjusted, not recounted, so a
-        replacement costs the placement's decisions, not the hub's."""
-        old = self.by_placement.get((namespace, name), [])
-        if _decision_names(old) == _decision_names(decisions):
-            return self
+    def _counted(
+        self,
+        gone: Iterable[PlacementDecision],
+        added: Iterable[PlacementDecision],
+        position: Mapping[str, int],
+    ) -> tuple[np.ndarray, Counter[str]]:
+        """The per-cluster counts and the outside names with `gone` taken out and `added` put in
+        (read-only counts, a new Counter); costs those decisions, not the hub's."""
         counts, outside = self.counts.copy(), Counter(self.outside)
-        for sign, group in ((-1, old), (1, decisions)):
+        for sign, group in ((-1, gone), (1, added)):
             for decision in group:
                 for cluster_name in decision.cluster_names:
                     index = position.get(cluster_name)
@@ -327,6 +327,17 @@ class DecisionIndex:
                     else:
                         counts[index] += sign
         counts.flags.writeable = False
+        return counts, outside
+
+    def replaced(
+        self, namespace: str, name: str, decisions: Sequence[PlacementDecision], position: Mapping[str, int]
+    ) -> DecisionIndex:
+        """This index with `decisions` as the placement's own; counts are adjusted, not recounted, so a
+        replacement costs the placement's decisions, not the hub's."""
+        old = self.by_placement.get((namespace, name), [])
+        if _decision_names(old) == _decision_names(decisions):
+            return self
+        counts, outside = self._counted(old, decisions, position)
         by_placement = dict(self.by_placement)
         by_placement[(namespace, name)] = list(decisions)
         own = {id(d) for d in old}
@@ -343,16 +354,7 @@ class DecisionIndex:
         added = [d for d in changes.values() if d is not None]
         if not gone and not added:
             return self
-        counts, outside = self.counts.copy(), Counter(self.outside)
-        for sign, group in ((-1, gone), (1, added)):
-            for decision in group:
-                for cluster_name in decision.cluster_names:
-                    index = position.get(cluster_name)
-                    if index is None:
-                        outside[cluster_name] += sign
-                    else:
-                        counts[index] += sign
-        counts.flags.writeable = False
+        counts, outside = self._counted(gone, added, position)
         by_placement = dict(self.by_placement)
         for decision in (*gone, *added):
             placement_name = decision.labels.get(PLACEMENT_LABEL)
@@ -567,11 +569,7 @@ class OcmInventory:
         name) for each `added` one, its cached columns moved to the new positions."""
         shifted = copy.copy(self)
         shift = Shift.of(self.names, (self.position[name] for name in removed), added)
-        # every position the fill holds is an added cluster's, given its placeholder next
-        listed = shift.listed(self.clusters, ManagedCluster(""))
-        for name, position in shift.added.items():
-            listed[position] = ManagedCluster(name)
-        shifted.clusters = tuple(listed)
+        shifted.clusters = shift.with_placeholders(self.clusters, ManagedCluster)
         shifted.names = shift.names
         shifted.position = dict(zip(shift.names, range(shift.size), strict=True))
         # decisions are counted again over the new positions on first use
