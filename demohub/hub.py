@@ -4,9 +4,9 @@ controllers, started and stopped as one."""
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from types import TracebackType
 from typing import Self
 
+from core.lifecycle import Started
 from demohub.churn import Churn
 from demohub.faults import FaultInjector
 from demohub.fleetsim import ApplySettings, FleetSimulator
@@ -16,7 +16,7 @@ from demohub.server import HubServer
 from demohub.store import WINDOW_MAX_EVENTS, WINDOW_SECONDS, Clock, Store
 
 
-class DemoHub:
+class DemoHub(Started):
     """A Kubernetes API server for the OCM and Fleet kinds, in this process.
 
     `start()` binds (port 0: an ephemeral port) and serves from a background thread; `url` is then the
@@ -150,11 +150,3 @@ class DemoHub:
         if self._server is None:
             raise RuntimeError("the demo hub is not running; call start() first")
         return self._server
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self.stop()

@@ -15,9 +15,9 @@ import multiprocessing
 import operator
 import traceback
 from multiprocessing.connection import Connection
-from types import TracebackType
 from typing import Any, Self
 
+from core.lifecycle import Started
 from demohub.hub import DemoHub
 
 # How long a call may take: a list of every object of a 50,000-cluster hub is the slowest.
@@ -45,7 +45,7 @@ def _serve(connection: Connection, options: dict[str, Any]) -> None:
         hub.stop()
 
 
-class RemoteHub:
+class RemoteHub(Started):
     """Start with `start()` (or as a context manager); `url`, `seeded` and `pid` once started."""
 
     def __init__(self, **options: Any) -> None:
@@ -99,11 +99,3 @@ class RemoteHub:
         if status == "error":
             raise RemoteError(value)
         return value
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self.stop()

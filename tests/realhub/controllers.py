@@ -14,7 +14,8 @@ from typing import Self
 
 import yaml
 
-from tests.realhub.hub import STOP_TIMEOUT, RealHub, ServerProcess, Started, wait_ready
+from core.lifecycle import Started
+from tests.realhub.hub import STOP_TIMEOUT, RealHub, ServerProcess, wait_ready
 
 
 def kubeconfig(hub: RealHub) -> dict[str, object]:

@@ -23,7 +23,6 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any, Self
 
 from cryptography import x509
@@ -32,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from conformance.realhub import BIN_DIR
+from core.lifecycle import Started
 from tests.servers import free_port
 
 START_TIMEOUT = 120.0
@@ -199,27 +199,6 @@ def wait_ready(processes: list[ServerProcess], ready: Callable[[], bool]) -> Non
                 f"{starting.name} was not ready within {START_TIMEOUT:g} s:\n{starting.tail()}"
             )
         time.sleep(0.2)
-
-
-class Started:
-    """Something with start() and stop(), used in a `with` block: stopped however the block ends."""
-
-    def start(self) -> Self:
-        raise NotImplementedError
-
-    def stop(self) -> None:
-        raise NotImplementedError
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 class RealHub(Started):
