@@ -1,15 +1,17 @@
-"""The demo hub synced into a hub row, the cluster set with its one admin that the roles tests start
-from, and what the editors' tests start from: the admins who may edit, and the users who see what they
-would edit but may not."""
+"""What `hub_changed` announced, the demo hub synced into a hub row, the cluster set with its one admin
+that the roles tests start from, and what the editors' tests start from: the admins who may edit, and
+the users who see what they would edit but may not."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from demohub import DemoHub
+from inventory import changes
 from inventory.models import ClusterSetRole, Hub, ManagedClusterSet, NamespaceRole
+from inventory.signals import hub_changed
 from tests.factories import (
     ClusterSetRoleFactory,
     HubFactory,
@@ -132,3 +134,16 @@ def refused_taint_editor(request: pytest.FixtureRequest, demo_role: DemoRole) ->
     """Sees aks-northeurope-dev-021 (a view role on the demo hub's set global, which holds it; set
     production does not) but may not edit its taints."""
     return _refused(demo_role, request.param, "global")
+
+
+@pytest.fixture
+def heard() -> Iterator[list[changes.HubChanges]]:
+    """What `hub_changed` announced while the test ran."""
+    announced: list[changes.HubChanges] = []
+
+    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
+        announced.append(hub_changes)
+
+    hub_changed.connect(listener)
+    yield announced
+    hub_changed.disconnect(listener)

@@ -2,7 +2,6 @@
 adds every object of the hub, and holding each row would hold every object listed until it ends. The
 identities are there without a query; the rows are read back from the database when a receiver asks."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,23 +9,10 @@ import pytest
 from demohub import DemoHub
 from inventory import changes
 from inventory.models import ManagedCluster
-from inventory.signals import hub_changed
 from inventory.sync import sync_hub
 from tests.factories import DemoHubRowFactory, HubFactory, ManagedClusterFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def heard() -> Iterator[list[changes.HubChanges]]:
-    received: list[changes.HubChanges] = []
-
-    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
-        received.append(hub_changes)
-
-    hub_changed.connect(listener)
-    yield received
-    hub_changed.disconnect(listener)
 
 
 def test_added_rows_are_named_without_a_query_and_read_back_when_asked(

@@ -1,8 +1,6 @@
 """The change hook: receivers of `hub_changed` hear what a sync changed, and placement works out from it
 which placements the trigger chain re-queues."""
 
-from collections.abc import Iterator
-
 import pytest
 
 from demohub import DemoHub
@@ -23,18 +21,6 @@ SET_LABEL = "cluster.open-cluster-management.io/clusterset"
 @pytest.fixture
 def hub(demo_hub: DemoHub) -> Hub:
     return synced_demo_hub_row(demo_hub)
-
-
-@pytest.fixture
-def heard() -> Iterator[list[changes.HubChanges]]:
-    received: list[changes.HubChanges] = []
-
-    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
-        received.append(hub_changes)
-
-    hub_changed.connect(listener)
-    yield received
-    hub_changed.disconnect(listener)
 
 
 def test_a_cluster_moving_sets_requeues_placements_of_old_and_new_sets(demo_hub, hub, heard) -> None:

@@ -12,7 +12,6 @@ from demohub import Clock, DemoHub
 from inventory import changes, kinds, memberships
 from inventory.models import ClusterSetMembership, Hub, ManagedCluster
 from inventory.objects import Row
-from inventory.signals import hub_changed
 from inventory.sync import sync_hub
 from placement.scheduler.documents import Document
 from tests.factories import synced_demo_hub_row
@@ -49,19 +48,6 @@ def built(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
         monkeypatch.setitem(kinds.HANDLERS, key, dataclasses.replace(handler, to_row=to_row))
     return names
-
-
-@pytest.fixture
-def heard() -> Iterator[list[changes.HubChanges]]:
-    """What `hub_changed` announced."""
-    announced: list[changes.HubChanges] = []
-
-    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
-        announced.append(hub_changes)
-
-    hub_changed.connect(listener)
-    yield announced
-    hub_changed.disconnect(listener)
 
 
 @pytest.fixture
