@@ -79,6 +79,14 @@ class Shift:
                 new[position] = item
         return new
 
+    @staticmethod
+    def replaced_at(items: Sequence[T], changed: Mapping[int, T]) -> tuple[T, ...]:
+        """`items` with the item at each position of `changed` replaced (the same positions)."""
+        listed = list(items)
+        for position, item in changed.items():
+            listed[position] = item
+        return tuple(listed)
+
     def with_placeholders(self, old: Sequence[T], placeholder: Callable[[str], T]) -> tuple[T, ...]:
         """The objects at their new positions, each added one a `placeholder(name)` to be patched."""
         listed = self.listed(old, placeholder(""))

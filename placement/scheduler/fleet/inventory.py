@@ -88,10 +88,7 @@ class FleetInventory:
             fresh = {base.index[name] for name in added}
         changed = {base.index[name]: cluster for name, cluster in clusters.items() if cluster is not None}
         patched = copy.copy(base)
-        listed = list(base.clusters)
-        for index, cluster in changed.items():
-            listed[index] = cluster
-        patched.clusters = tuple(listed)
+        patched.clusters = Shift.replaced_at(base.clusters, changed)
         old = base.clusters
         tainted = {i: c.taints for i, c in changed.items() if i in fresh or c.taints != old[i].taints}
         patched.taints = base.taints.patched(tainted)[0] if tainted else base.taints

@@ -550,10 +550,7 @@ class OcmInventory:
         }
         changed = {base.position[name]: cluster for name, cluster in clusters.items() if cluster is not None}
         patched = copy.copy(base)
-        listed = list(base.clusters)
-        for position, cluster in changed.items():
-            listed[position] = cluster
-        patched.clusters = tuple(listed)
+        patched.clusters = Shift.replaced_at(base.clusters, changed)
         patched.cluster_sets = _replaced(self.cluster_sets, cluster_sets)
         patched.bindings = tuple(
             _replaced({(b.namespace, b.name): b for b in self.bindings}, bindings).values()
