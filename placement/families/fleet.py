@@ -228,7 +228,7 @@ class FleetFamily:
         stored: service._Stored,
         snapshot: service.HubSnapshot,
         now: datetime,
-    ) -> service.Writer:
+    ) -> service.Planned:
         rows = {row.name: row for row in stored.rows}
         own = service._converted(rows.values(), service._binding)
         snapshot.bindings[placement.name] = own
@@ -239,6 +239,18 @@ class FleetFamily:
             return service._error_writer(placement, exc.message, now, stored)
         explained = explanations.stored(fleet_result)
         index, digest = policy_snapshot(placement, own)
+        scheduled = {
+            **fleet_result.condition.to_dict(),
+            "type": CRP_SCHEDULED,
+            "observedGeneration": parsed.generation,
+        }
+
+        def status(stored_status: dict[str, Any]) -> dict[str, Any]:
+            return {
+                **stored_status,
+                "conditions": set_condition(service._conditions_of(stored_status), scheduled, now),
+                "policySnapshot": {"index": index, "hash": digest},
+            }
 
         def write() -> service.Outcome:
             created, updated = [], []
@@ -260,21 +272,16 @@ class FleetFamily:
             ClusterResourceBinding.objects.bulk_create(created)
             ClusterResourceBinding.objects.bulk_update(updated, ["labels", "spec"])
             snapshot.bindings[placement.name] = service._converted(rows.values(), service._binding)
-            scheduled = {
-                **fleet_result.condition.to_dict(),
-                "type": CRP_SCHEDULED,
-                "observedGeneration": parsed.generation,
-            }
-            placement.status = {
-                **placement.status,
-                "conditions": set_condition(service._conditions(placement), scheduled, now),
-                "policySnapshot": {"index": index, "hash": digest},
-            }
+            placement.status = status(placement.status)
             service._save_run(placement, explained, now)
             after = bound_clusters(snapshot.bindings[placement.name])
             return service.Outcome(before, after, bool(fleet_result.binding_changes))
 
-        return write
+        if fleet_result.binding_changes or not service.unchanged_run(
+            stored, status(stored.status), explained
+        ):
+            return service.Planned(write)
+        return service.Planned(write, service.Outcome(before, before, changed_decisions=False))
 
     # --- what is stored
 
