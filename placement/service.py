@@ -70,6 +70,8 @@ Parsed = ocm.Placement | fleet.ClusterResourcePlacement
 # HubSnapshot's `fleet` field hides the module inside the class
 FleetBinding = fleet.ClusterResourceBinding
 Actor = AbstractBaseUser | str | None
+# A placement's dashboard-owned decision rows (or bindings), and what a scheduler run reads of them.
+StoredRows = tuple[list[Any], tuple[Any, ...]]
 # What a run stores: the report without its clusters, and the packed per-cluster record.
 Explained = tuple[dict[str, Any], bytes]
 
@@ -554,7 +556,7 @@ def reschedule(
     now: datetime | None = None,
     actor: Actor = None,
     edit: DecisionChange | None = None,
-    as_read: bool = False,
+    seen: _Stored | None = None,
 ) -> DecisionChange | None:
     """Evaluate the placement on its hub and store the result; answers the history row when the
     selected set changed (written into `edit`, the entry of the spec edit that led to it, if given).
@@ -567,8 +569,8 @@ def reschedule(
     A run that would store what is stored (same decisions, status, explanation and record, no events)
     writes only `last_scheduled_at`, without a transaction: it overwrites nothing another writer stored.
 
-    `as_read`: the placement's fields were read from its row just now (a full reschedule's chunk), and
-    serve as the first attempt's read of them.
+    `seen`: the stored state as the caller read it just now (`read_stored`, a full reschedule's chunk),
+    the first attempt's read of it.
     """
     from placement import tasks  # tasks call this module
 
@@ -576,9 +578,10 @@ def reschedule(
     snapshot = hub_snapshot(placement.hub, now)
     for attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
         locked = attempt == _OPTIMISTIC_ATTEMPTS
-        seen = planned = None
+        planned = None
         if not locked:
-            seen = _Stored.of(placement) if as_read and attempt == 0 else _Stored.read(placement, lock=False)
+            if seen is None or attempt:
+                seen = _Stored.read(placement, lock=False)
             planned = _plan(placement, seen, snapshot, now)
             if planned.unchanged is not None:
                 placement.last_scheduled_at = now
@@ -629,17 +632,13 @@ class _Stored:
     def read(cls, placement: Placement, *, lock: bool) -> _Stored:
         query = Placement.objects.select_for_update() if lock else Placement.objects
         spec, status, digest = query.values_list("spec", "status", "run_digest").get(pk=placement.pk)
-        return cls._with_rows(placement, spec, status, digest)
+        rows = placement.family.stored_rows([placement])[placement.pk]
+        return cls.of(spec, status, digest, rows)
 
     @classmethod
-    def of(cls, placement: Placement) -> _Stored:
-        """What `read` answers, from the placement's fields (read from its row just now)."""
-        return cls._with_rows(placement, placement.spec, placement.status, placement.run_digest)
-
-    @classmethod
-    def _with_rows(cls, placement: Placement, spec: Any, status: Any, digest: str) -> _Stored:
+    def of(cls, spec: Any, status: Any, digest: str, stored_rows: StoredRows) -> _Stored:
         status = status or {}
-        rows, fingerprint = placement.family.stored_rows(placement)
+        rows, fingerprint = stored_rows
         return cls(
             spec or {},
             tuple(status.get(key) for key in _SCHEDULING_STATUS_KEYS),
@@ -648,6 +647,18 @@ class _Stored:
             rows,
             digest,
         )
+
+
+def read_stored(placements: Sequence[Placement]) -> dict[int, _Stored]:
+    """What `reschedule` reads of these placements (their fields as read from their rows, their rows in
+    one query per family), by id: the first attempt's read of a full reschedule's chunk."""
+    states = {}
+    for family in {placement.family for placement in placements}:
+        own = [placement for placement in placements if placement.family is family]
+        rows = family.stored_rows(own)
+        for p in own:
+            states[p.pk] = _Stored.of(p.spec, p.status, p.run_digest, rows[p.pk])
+    return states
 
 
 # The writes that store one scheduler run's result, run in the write transaction.

@@ -221,8 +221,9 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     other workers stored meanwhile read again. A placement whose own run is queued (its marker is set)
     is left to that run, which comes after the change that queued it; a deleted one is skipped. The
     chunk's placements are read in one query, without their stored explanations (up to a megabyte at
-    10,000 clusters), which a run replaces unread; what each run reads of them serves as its first
-    compare-and-set read, so a spec saved meanwhile makes that run schedule again on the saved one.
+    10,000 clusters), which a run replaces unread, and their decisions or bindings in another: this
+    serves as each run's first compare-and-set read, so a spec saved meanwhile makes that run schedule
+    again on the saved one.
     Answers the counts and the seconds spent on the snapshot (a build when this process had none of
     this state)."""
     counts = {"rescheduled": 0, "failed": 0, "skipped": 0}
@@ -240,12 +241,13 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     )
     placements = {placement.pk: placement for placement in rows}
     counts["skipped"] = len(placement_ids) - len(placements)
+    seen = service.read_stored(list(placements.values()))
     for placement_id in placement_ids:
         if (placement := placements.get(placement_id)) is None:
             continue
         placement.hub = hub
         try:
-            service.reschedule(placement, trigger=trigger, as_read=True)
+            service.reschedule(placement, trigger=trigger, seen=seen[placement_id])
             counts["rescheduled"] += 1
         except Exception:
             # one broken placement must not stop the resync of the others

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from inventory.models import Hub, ManagedCluster
     from placement.models import Placement
     from placement.scheduler.record import ClusterRecord
-    from placement.service import HubSnapshot, Planned, ScheduleResult, _Stored
+    from placement.service import HubSnapshot, Planned, ScheduleResult, StoredRows, _Stored
     from placement.tables import FixedCluster, ScoreRow, ScoreTable
 
 
@@ -148,7 +148,7 @@ class Family(Protocol):
         *,
         spec: Mapping[str, Any] | None = None,
     ) -> ScheduleResult: ...
-    def stored_rows(self, placement: Placement) -> tuple[list[Any], tuple[Any, ...]]: ...
+    def stored_rows(self, placements: Sequence[Placement]) -> dict[int, StoredRows]: ...
     def selected(self, rows: Iterable[Any]) -> list[str]: ...
     def observed_selection(self, placement: Placement, snapshot: HubSnapshot) -> list[str]: ...
     def plan(

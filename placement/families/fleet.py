@@ -210,10 +210,17 @@ class FleetFamily:
         except fleet.SchedulingError as exc:
             raise ManifestError("spec.policy", str(exc)) from None
 
-    def stored_rows(self, placement: Placement) -> tuple[list[Any], tuple[Any, ...]]:
-        """The dashboard-owned ClusterResourceBindings and what a scheduler run reads of them."""
-        bindings = list(placement.bindings.filter(owner=Owner.DASHBOARD).order_by("pk"))
-        return bindings, tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in bindings)
+    def stored_rows(self, placements: Sequence[Placement]) -> dict[int, service.StoredRows]:
+        """Each placement's dashboard-owned ClusterResourceBindings and what a scheduler run reads of them."""
+        found: dict[int, list[ClusterResourceBinding]] = {placement.pk: [] for placement in placements}
+        rows = ClusterResourceBinding.objects.filter(placement__in=list(found), owner=Owner.DASHBOARD)
+        for row in rows.order_by("pk"):
+            assert row.placement_id is not None  # rows of these placements
+            found[row.placement_id].append(row)
+        return {
+            pk: (bindings, tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in bindings))
+            for pk, bindings in found.items()
+        }
 
     def selected(self, rows: Iterable[ClusterResourceBinding]) -> list[str]:
         return bound_clusters(service._converted(rows, service._binding))
