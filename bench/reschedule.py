@@ -279,7 +279,13 @@ def reset(hub: Hub) -> None:
     PlacementEvent.objects.filter(placement__hub=hub).delete()
     DecisionChange.objects.filter(placement__hub=hub).delete()
     Placement.objects.filter(hub=hub).update(
-        explanation={}, status={}, last_scheduled_at=None, requeue_at=None, reschedule_queued_at=None
+        explanation={},
+        cluster_record=b"",
+        run_digest="",
+        status={},
+        last_scheduled_at=None,
+        requeue_at=None,
+        reschedule_queued_at=None,
     )
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")

@@ -15,6 +15,7 @@ read the same way: its `clusters`, as rows or as columns, become the record.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,15 @@ def stored(result: OcmScheduleResult | FleetScheduleResult) -> tuple[dict[str, A
     """What a run stores: the report without its clusters, and the packed per-cluster record."""
     report, record = result.to_explanation()
     return report, record.pack()
+
+
+def digest(explained: tuple[Mapping[str, Any], bytes]) -> str:
+    """What a run stores (its report and packed record) as a short digest: two runs that store the same
+    have the same digest, so a run equal to the stored one need not be written again."""
+    report, packed = explained
+    hashed = hashlib.blake2b(json.dumps(report, sort_keys=True, default=str).encode(), digest_size=16)
+    hashed.update(packed)
+    return hashed.hexdigest()
 
 
 def record(placement: Placement) -> ClusterRecord:

@@ -61,6 +61,9 @@ class Placement(models.Model):
     # What the last run computed per cluster, packed (`placement.scheduler.record.ClusterRecord.pack`):
     # pages and the API build the explanation rows they show from it (placement.explanations).
     cluster_record = models.BinaryField(default=b"", blank=True)
+    # A digest of the stored explanation and cluster record (`placement.explanations.digest`): a run that
+    # would store the same, with the same status and decisions, writes nothing but `last_scheduled_at`.
+    run_digest = models.CharField(max_length=32, blank=True, default="")
     last_scheduled_at = models.DateTimeField(null=True, blank=True)
     # When a timed run (toleration or add-on score expiry) is due; one timed run per moment.
     requeue_at = models.DateTimeField(null=True, blank=True)

@@ -70,6 +70,8 @@ Parsed = ocm.Placement | fleet.ClusterResourcePlacement
 # HubSnapshot's `fleet` field hides the module inside the class
 FleetBinding = fleet.ClusterResourceBinding
 Actor = AbstractBaseUser | str | None
+# A placement's dashboard-owned decision rows (or bindings), and what a scheduler run reads of them.
+StoredRows = tuple[list[Any], tuple[Any, ...]]
 # What a run stores: the report without its clusters, and the packed per-cluster record.
 Explained = tuple[dict[str, Any], bytes]
 
@@ -500,7 +502,12 @@ def _now(now: datetime | None) -> datetime:
 
 
 def _conditions(placement: Placement) -> list[dict[str, Any]]:
-    conditions = (placement.status or {}).get("conditions")
+    return _conditions_of(placement.status)
+
+
+def _conditions_of(status: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The conditions of a stored status, copied."""
+    conditions = (status or {}).get("conditions")
     return [dict(c) for c in conditions if isinstance(c, Mapping)] if isinstance(conditions, list) else []
 
 
@@ -549,6 +556,7 @@ def reschedule(
     now: datetime | None = None,
     actor: Actor = None,
     edit: DecisionChange | None = None,
+    seen: _Stored | None = None,
 ) -> DecisionChange | None:
     """Evaluate the placement on its hub and store the result; answers the history row when the
     selected set changed (written into `edit`, the entry of the spec edit that led to it, if given).
@@ -558,6 +566,11 @@ def reschedule(
     transaction then stores the result only if that state is still what the scheduler saw (compare and
     set) and otherwise schedules again. On SQLite a transaction holds the one writer lock of the whole
     database, so a scheduler run inside it (seconds under load) made every other writer wait on it.
+    A run that would store what is stored (same decisions, status, explanation and record, no events)
+    writes only `last_scheduled_at`, without a transaction: it overwrites nothing another writer stored.
+
+    `seen`: the stored state as the caller read it just now (`read_stored`, a full reschedule's chunk),
+    the first attempt's read of it.
     """
     from placement import tasks  # tasks call this module
 
@@ -565,19 +578,27 @@ def reschedule(
     snapshot = hub_snapshot(placement.hub, now)
     for attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
         locked = attempt == _OPTIMISTIC_ATTEMPTS
-        seen = None if locked else _Stored.read(placement, lock=False)
-        write = None if seen is None else _plan(placement, seen, snapshot, now)
+        planned = None
+        if not locked:
+            if seen is None or attempt:
+                seen = _Stored.read(placement, lock=False)
+            planned = _plan(placement, seen, snapshot, now)
+            if planned.unchanged is not None:
+                placement.last_scheduled_at = now
+                Placement.objects.filter(pk=placement.pk).update(last_scheduled_at=now)
+                outcome, change = planned.unchanged, None
+                break
         with transaction.atomic():
             current = _Stored.read(placement, lock=True)
-            if write is None or current != seen:
+            if planned is None or current != seen:
                 if not locked:
                     continue
                 # others keep changing it: the last attempt schedules under the lock, as it must finish
-                write = _plan(placement, current, snapshot, now)
+                planned = _plan(placement, current, snapshot, now)
             # rollout rounds and run steps write other status keys of the same row under this lock:
             # store on top of the status read under it, so none of theirs is lost
             placement.status = current.status
-            outcome = write()
+            outcome = planned.write()
             change = None
             if set(outcome.before) != set(outcome.after):
                 change = history.record_change(
@@ -604,27 +625,62 @@ class _Stored:
     fingerprint: tuple[Any, ...]
     status: dict[str, Any] = field(compare=False)
     rows: list[Any] = field(compare=False)
+    # the stored run's digest (Placement.run_digest)
+    digest: str = field(compare=False)
 
     @classmethod
     def read(cls, placement: Placement, *, lock: bool) -> _Stored:
         query = Placement.objects.select_for_update() if lock else Placement.objects
-        spec, status = query.values_list("spec", "status").get(pk=placement.pk)
+        spec, status, digest = query.values_list("spec", "status", "run_digest").get(pk=placement.pk)
+        rows = placement.family.stored_rows([placement])[placement.pk]
+        return cls.of(spec, status, digest, rows)
+
+    @classmethod
+    def of(cls, spec: Any, status: Any, digest: str, stored_rows: StoredRows) -> _Stored:
         status = status or {}
-        rows, fingerprint = placement.family.stored_rows(placement)
+        rows, fingerprint = stored_rows
         return cls(
             spec or {},
             tuple(status.get(key) for key in _SCHEDULING_STATUS_KEYS),
             fingerprint,
             status,
             rows,
+            digest,
         )
+
+
+def read_stored(placements: Sequence[Placement]) -> dict[int, _Stored]:
+    """What `reschedule` reads of these placements (their fields as read from their rows, their rows in
+    one query per family), by id: the first attempt's read of a full reschedule's chunk."""
+    states = {}
+    for family in {placement.family for placement in placements}:
+        own = [placement for placement in placements if placement.family is family]
+        rows = family.stored_rows(own)
+        for p in own:
+            states[p.pk] = _Stored.of(p.spec, p.status, p.run_digest, rows[p.pk])
+    return states
 
 
 # The writes that store one scheduler run's result, run in the write transaction.
 Writer = Callable[[], Outcome]
 
 
-def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: datetime) -> Writer:
+@dataclass
+class Planned:
+    """One scheduler run's result: the writes that store it, and, when storing it would change nothing
+    stored (`unchanged_run`), the outcome without them."""
+
+    write: Writer
+    unchanged: Outcome | None = None
+
+
+def unchanged_run(stored: _Stored, status: Mapping[str, Any], explained: Explained) -> bool:
+    """Whether a run that writes no decision rows and records no events, and stores `status` and
+    `explained`, would store what `stored` holds (its digest, not the blobs, compared)."""
+    return dict(status) == stored.status and explanations.digest(explained) == stored.digest
+
+
+def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: datetime) -> Planned:
     """Run the scheduler on `stored`; answers the writes that store its result (run under the lock)."""
     placement.spec, placement.status = stored.spec, stored.status
     try:
@@ -637,25 +693,31 @@ def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: dat
     return placement.family.plan(placement, parsed, stored, snapshot, now)
 
 
-def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stored) -> Writer:
+def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stored) -> Planned:
     selected = placement.family.selected(stored.rows)
+    explained: Explained = ({"error": error}, b"")
+    outcome = Outcome(selected, selected, changed_decisions=False)
 
     def write() -> Outcome:
-        placement.explanation, placement.cluster_record = {"error": error}, b""
+        placement.explanation, placement.cluster_record = explained
+        placement.run_digest = explanations.digest(explained)
         placement.last_scheduled_at = now
-        placement.save(update_fields=["explanation", "cluster_record", "last_scheduled_at", "updated"])
-        return Outcome(selected, selected, changed_decisions=False)
+        fields = ["explanation", "cluster_record", "run_digest", "last_scheduled_at", "updated"]
+        placement.save(update_fields=fields)
+        return outcome
 
-    return write
+    return Planned(write, outcome if unchanged_run(stored, stored.status, explained) else None)
 
 
 def _save_run(placement: Placement, explained: Explained, now: datetime) -> None:
     placement.explanation, placement.cluster_record = explained
+    placement.run_digest = explanations.digest(explained)
     placement.last_scheduled_at = now
-    placement.save(update_fields=["explanation", "cluster_record", "last_scheduled_at", "status", "updated"])
+    fields = ["explanation", "cluster_record", "run_digest", "last_scheduled_at", "status", "updated"]
+    placement.save(update_fields=fields)
 
 
-def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Writer:
+def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Planned:
     """Hub-owned: explain, never decide. The selection is what the hub's own objects say."""
     result, error = _schedule_or_error(placement, parsed, snapshot, now)
     explained = explanations.stored(result) if result is not None else ({"error": error}, b"")
@@ -666,7 +728,7 @@ def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, 
         last = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first()
         return Outcome(list(last or []), selected, changed_decisions=False)
 
-    return write
+    return Planned(write)
 
 
 def _schedule_or_error(

@@ -219,10 +219,13 @@ def reschedule_hub(hub_id: int, trigger: str = PERIODIC_RESYNC) -> dict[str, int
 def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIODIC_RESYNC) -> dict[str, Any]:
     """Reschedule these placements of the hub against this process's snapshot of it, with the decisions
     other workers stored meanwhile read again. A placement whose own run is queued (its marker is set)
-    is left to that run, which comes after the change that queued it; a deleted one is skipped. Each
-    placement is read just before its run, so a spec saved meanwhile is the one scheduled, without its
-    stored explanation (up to a megabyte at 10,000 clusters), which the run replaces unread. Answers the
-    counts and the seconds spent on the snapshot (a build when this process had none of this state)."""
+    is left to that run, which comes after the change that queued it; a deleted one is skipped. The
+    chunk's placements are read in one query, without their stored explanations (up to a megabyte at
+    10,000 clusters), which a run replaces unread, and their decisions or bindings in another: this
+    serves as each run's first compare-and-set read, so a spec saved meanwhile makes that run schedule
+    again on the saved one.
+    Answers the counts and the seconds spent on the snapshot (a build when this process had none of
+    this state)."""
     counts = {"rescheduled": 0, "failed": 0, "skipped": 0}
     hub = Hub.objects.filter(pk=hub_id).first()
     if hub is None:
@@ -230,20 +233,21 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     started = time.perf_counter()
     service.current_snapshot(hub)
     snapshot_seconds = time.perf_counter() - started
+    queued = Q(reschedule_queued_at__gte=timezone.now() - QUEUED_TTL)
+    rows = (
+        Placement.objects.filter(pk__in=placement_ids, hub=hub)
+        .exclude(queued)
+        .defer("explanation", "cluster_record")
+    )
+    placements = {placement.pk: placement for placement in rows}
+    counts["skipped"] = len(placement_ids) - len(placements)
+    seen = service.read_stored(list(placements.values()))
     for placement_id in placement_ids:
-        queued = Q(reschedule_queued_at__gte=timezone.now() - QUEUED_TTL)
-        placement = (
-            Placement.objects.filter(pk=placement_id, hub=hub)
-            .exclude(queued)
-            .defer("explanation", "cluster_record")
-            .first()
-        )
-        if placement is None:
-            counts["skipped"] += 1
+        if (placement := placements.get(placement_id)) is None:
             continue
         placement.hub = hub
         try:
-            service.reschedule(placement, trigger=trigger)
+            service.reschedule(placement, trigger=trigger, seen=seen[placement_id])
             counts["rescheduled"] += 1
         except Exception:
             # one broken placement must not stop the resync of the others

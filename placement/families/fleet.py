@@ -210,10 +210,17 @@ class FleetFamily:
         except fleet.SchedulingError as exc:
             raise ManifestError("spec.policy", str(exc)) from None
 
-    def stored_rows(self, placement: Placement) -> tuple[list[Any], tuple[Any, ...]]:
-        """The dashboard-owned ClusterResourceBindings and what a scheduler run reads of them."""
-        bindings = list(placement.bindings.filter(owner=Owner.DASHBOARD).order_by("pk"))
-        return bindings, tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in bindings)
+    def stored_rows(self, placements: Sequence[Placement]) -> dict[int, service.StoredRows]:
+        """Each placement's dashboard-owned ClusterResourceBindings and what a scheduler run reads of them."""
+        found: dict[int, list[ClusterResourceBinding]] = {placement.pk: [] for placement in placements}
+        rows = ClusterResourceBinding.objects.filter(placement__in=list(found), owner=Owner.DASHBOARD)
+        for row in rows.order_by("pk"):
+            assert row.placement_id is not None  # rows of these placements
+            found[row.placement_id].append(row)
+        return {
+            pk: (bindings, tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in bindings))
+            for pk, bindings in found.items()
+        }
 
     def selected(self, rows: Iterable[ClusterResourceBinding]) -> list[str]:
         return bound_clusters(service._converted(rows, service._binding))
@@ -228,7 +235,7 @@ class FleetFamily:
         stored: service._Stored,
         snapshot: service.HubSnapshot,
         now: datetime,
-    ) -> service.Writer:
+    ) -> service.Planned:
         rows = {row.name: row for row in stored.rows}
         own = service._converted(rows.values(), service._binding)
         snapshot.bindings[placement.name] = own
@@ -239,6 +246,18 @@ class FleetFamily:
             return service._error_writer(placement, exc.message, now, stored)
         explained = explanations.stored(fleet_result)
         index, digest = policy_snapshot(placement, own)
+        scheduled = {
+            **fleet_result.condition.to_dict(),
+            "type": CRP_SCHEDULED,
+            "observedGeneration": parsed.generation,
+        }
+
+        def status(stored_status: dict[str, Any]) -> dict[str, Any]:
+            return {
+                **stored_status,
+                "conditions": set_condition(service._conditions_of(stored_status), scheduled, now),
+                "policySnapshot": {"index": index, "hash": digest},
+            }
 
         def write() -> service.Outcome:
             created, updated = [], []
@@ -260,21 +279,16 @@ class FleetFamily:
             ClusterResourceBinding.objects.bulk_create(created)
             ClusterResourceBinding.objects.bulk_update(updated, ["labels", "spec"])
             snapshot.bindings[placement.name] = service._converted(rows.values(), service._binding)
-            scheduled = {
-                **fleet_result.condition.to_dict(),
-                "type": CRP_SCHEDULED,
-                "observedGeneration": parsed.generation,
-            }
-            placement.status = {
-                **placement.status,
-                "conditions": set_condition(service._conditions(placement), scheduled, now),
-                "policySnapshot": {"index": index, "hash": digest},
-            }
+            placement.status = status(placement.status)
             service._save_run(placement, explained, now)
             after = bound_clusters(snapshot.bindings[placement.name])
             return service.Outcome(before, after, bool(fleet_result.binding_changes))
 
-        return write
+        if fleet_result.binding_changes or not service.unchanged_run(
+            stored, status(stored.status), explained
+        ):
+            return service.Planned(write)
+        return service.Planned(write, service.Outcome(before, before, changed_decisions=False))
 
     # --- what is stored
 

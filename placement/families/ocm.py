@@ -255,10 +255,17 @@ class OcmFamily:
             parsed, snapshot.ocm, now, existing_conditions=service._conditions(placement)
         )
 
-    def stored_rows(self, placement: Placement) -> tuple[list[Any], tuple[Any, ...]]:
-        """The dashboard-owned PlacementDecisions and what a scheduler run reads of them."""
-        decisions = list(placement.decisions.filter(owner=Owner.DASHBOARD).order_by("pk"))
-        return decisions, tuple((r.pk, r.name, r.labels, r.decisions) for r in decisions)
+    def stored_rows(self, placements: Sequence[Placement]) -> dict[int, service.StoredRows]:
+        """Each placement's dashboard-owned PlacementDecisions and what a scheduler run reads of them."""
+        found: dict[int, list[PlacementDecision]] = {placement.pk: [] for placement in placements}
+        rows = PlacementDecision.objects.filter(placement__in=list(found), owner=Owner.DASHBOARD)
+        for row in rows.order_by("pk"):
+            assert row.placement_id is not None  # rows of these placements
+            found[row.placement_id].append(row)
+        return {
+            pk: (decisions, tuple((r.pk, r.name, r.labels, r.decisions) for r in decisions))
+            for pk, decisions in found.items()
+        }
 
     def selected(self, rows: Iterable[PlacementDecision]) -> list[str]:
         return sorted({name for row in rows for name in _cluster_names(row.decisions)})
@@ -273,7 +280,7 @@ class OcmFamily:
         stored: service._Stored,
         snapshot: service.HubSnapshot,
         now: datetime,
-    ) -> service.Writer:
+    ) -> service.Planned:
         rows = {row.name: row for row in stored.rows}
         # another worker may have rescheduled it since this process built its snapshot
         snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
@@ -281,31 +288,42 @@ class OcmFamily:
         result = self.schedule(placement, parsed, snapshot, now)
         explained = explanations.stored(result)
         expiry = snapshot.next_score_expiry(_add_on_resources(parsed), now)
+        # a skipped or failed run plans no binds
+        binds = not (result.skipped or result.error is not None or result.plan is None)
 
-        def write() -> service.Outcome:
-            # a skipped or failed run plans no binds
-            if result.skipped or result.error is not None or result.plan is None:
-                service._save_run(placement, explained, now)
-                return service.Outcome(before, before, changed_decisions=False)
-            changed = _apply_bind_plan(placement, rows, result.plan)
-            snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
-            placement.status = {
-                **placement.status,
-                "numberOfSelectedClusters": result.number_of_selected_clusters,
-                "decisionGroups": result.decision_groups,
-                "conditions": result.conditions,
-            }
-            service._save_run(placement, explained, now)
-            history.record_events(placement, result.events, now)
-            after = self.selected(rows.values())
-            outcome = service.Outcome(before, after, changed)
+        def due(outcome: service.Outcome) -> service.Outcome:
             if result.requeue_after is not None:
                 outcome.due, outcome.due_trigger = now + result.requeue_after, "taint toleration expired"
             if expiry is not None and (outcome.due is None or expiry < outcome.due):
                 outcome.due, outcome.due_trigger = expiry, "add-on score expired"
             return outcome
 
-        return write
+        def scheduled(status: dict[str, Any]) -> dict[str, Any]:
+            return {
+                **status,
+                "numberOfSelectedClusters": result.number_of_selected_clusters,
+                "decisionGroups": result.decision_groups,
+                "conditions": result.conditions,
+            }
+
+        def write() -> service.Outcome:
+            if not binds:
+                service._save_run(placement, explained, now)
+                return service.Outcome(before, before, changed_decisions=False)
+            assert result.plan is not None
+            changed = _apply_bind_plan(placement, rows, result.plan)
+            snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
+            placement.status = scheduled(placement.status)
+            service._save_run(placement, explained, now)
+            history.record_events(placement, result.events, now)
+            return due(service.Outcome(before, self.selected(rows.values()), changed))
+
+        status = scheduled(stored.status) if binds else stored.status
+        writes_rows = binds and result.plan is not None and bool(result.plan.actions or result.events)
+        if not writes_rows and service.unchanged_run(stored, status, explained):
+            kept = service.Outcome(before, before, changed_decisions=False)
+            return service.Planned(write, due(kept) if binds else kept)
+        return service.Planned(write)
 
     # --- what is stored
 

@@ -1,5 +1,9 @@
 """A run that lists most of its inventory's clusters stores their positions in the inventory's name
-table, packed once per inventory; one that lists a few of them stores the names themselves."""
+table, packed once per inventory (front-coded: each name as what it shares with the one before and the
+rest); one that lists a few of them stores the names themselves."""
+
+import json
+import zlib
 
 import numpy as np
 
@@ -49,3 +53,23 @@ def test_an_empty_inventory_packs_an_empty_table() -> None:
     record = ClusterRecord({NAME: name_column((), np.zeros(0, dtype=np.int64))})
     unpacked = ClusterRecord.unpack(record.pack())
     assert len(unpacked) == 0 and unpacked.names == []
+
+
+def test_the_table_is_front_coded_and_a_table_joined_by_newlines_still_reads() -> None:
+    record = record_of(list(range(40)))
+    names = record.columns[NAME]
+    assert isinstance(names, Positions)
+    joined = zlib.compress("\n".join(NAMES).encode(), 9)
+    assert len(names.table.packed) < len(joined)
+    # a record whose table was written before tables were front-coded
+    packed = record.pack()
+    older = packed[: -len(names.table.packed)]
+    data = zlib.decompress(older)
+    size = int.from_bytes(data[:4], "big")
+    header = json.loads(data[4 : 4 + size])
+    for column in header["columns"]:
+        if column[0] == NAME:
+            column[-1] = len(joined)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    rewritten = zlib.compress(len(text).to_bytes(4, "big") + text + data[4 + size :]) + joined
+    assert ClusterRecord.unpack(rewritten).rows() == record.rows()

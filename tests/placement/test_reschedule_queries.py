@@ -1,0 +1,83 @@
+"""One reschedule makes a pinned number of queries, whatever the placement selects: the stored state is
+read once for the compare and set, and the result is written once. A run that would store what is
+stored writes only its time, so a full reschedule with nothing changed costs the database almost
+nothing. A bound that has to rise is a per-cluster or per-decision query creeping in, not a number to
+bump."""
+
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inventory.models import Hub
+from placement import service, tasks
+from placement.models import Owner, Placement
+from tests.placement.conftest import NOW, WEB_SPEC
+
+pytestmark = pytest.mark.django_db
+
+# The snapshot's version, the stored state (row, decisions) twice (read, then under the lock, in a
+# transaction: a savepoint in a test), the decision pages, the history entry (the entry it follows, a
+# savepoint around the insert), the events (insert, the oldest beyond those kept), the row.
+FIRST_RUN = 15
+# The snapshot's version, the stored state (row, decisions) and the run's time.
+UNCHANGED_RUN = 4
+# Per placement of a full reschedule's chunk with nothing changed: the snapshot's version and the run's
+# time (the chunk reads its placements in one query, and their decisions in another).
+UNCHANGED_IN_CHUNK = 2
+
+
+def placement(hub: Hub, name: str, spec: dict[str, Any]) -> Placement:
+    return Placement.objects.create(
+        hub=hub, owner=Owner.DASHBOARD, kind=Placement.Kind.PLACEMENT, namespace="web", name=name, spec=spec
+    )
+
+
+def statements(queries: CaptureQueriesContext) -> Counter[str]:
+    return Counter(query["sql"].split()[0] for query in queries.captured_queries)
+
+
+@pytest.mark.parametrize("number", [1, None])
+def test_a_first_run_makes_the_same_queries_whatever_it_selects(
+    manifests_hub: Hub, number: int | None
+) -> None:
+    service.hub_snapshot(manifests_hub, NOW)
+    row = placement(manifests_hub, "shop", {**WEB_SPEC, "numberOfClusters": number})
+    with CaptureQueriesContext(connection) as queries:
+        service.reschedule(row, trigger="created", now=NOW)
+    assert len(row.family.current_selection(row)) == (1 if number else 5)
+    assert len(queries) == FIRST_RUN, statements(queries)
+
+
+def test_a_run_that_changes_nothing_writes_only_its_time(manifests_hub: Hub) -> None:
+    row = placement(manifests_hub, "shop", WEB_SPEC)
+    service.reschedule(row, trigger="created", now=NOW)
+    # the first run's events, and its decisions' Steady scores, are what the second changes
+    service.reschedule(row, trigger="periodic resync", now=NOW)
+    stored = Placement.objects.select_related("hub").get(pk=row.pk)
+    later = NOW + timedelta(seconds=1)
+    with CaptureQueriesContext(connection) as queries:
+        service.reschedule(stored, trigger="periodic resync", now=later)
+    assert len(queries) == UNCHANGED_RUN, statements(queries)
+    [update] = [query["sql"] for query in queries.captured_queries if query["sql"].startswith("UPDATE")]
+    assert update.split(" SET ")[1].startswith('"last_scheduled_at" =')
+    again = Placement.objects.get(pk=row.pk)
+    assert again.last_scheduled_at == later
+    kept = ("updated", "run_digest", "status", "explanation")
+    assert [getattr(again, name) for name in kept] == [getattr(stored, name) for name in kept]
+
+
+def test_a_chunk_with_nothing_changed_reads_its_placements_and_decisions_once(manifests_hub: Hub) -> None:
+    rows = [placement(manifests_hub, f"shop-{index}", WEB_SPEC) for index in range(6)]
+    ids = [row.pk for row in rows]
+    # each pass moves what the next one computes: events, Steady and Balance scores of decisions stored
+    for _ in range(3):
+        tasks.reschedule_chunk(manifests_hub.pk, ids)
+    with CaptureQueriesContext(connection) as queries:
+        tasks.reschedule_chunk(manifests_hub.pk, ids)
+    # the hub, the snapshot's version and the hub's decisions, the chunk's placements and their decisions
+    assert len(queries) == 5 + UNCHANGED_IN_CHUNK * len(ids), statements(queries)
+    assert statements(queries)["UPDATE"] == len(ids)
