@@ -2,14 +2,14 @@
 
     .venv/bin/python bench/pages.py [--clusters 10000] [--placements 1000] [--repeat 40]
 
-Seeds a throwaway test database (SQLite in memory, or `fleetui_bench` on the server DATABASE_URL names)
-in bulk: one hub, `--clusters` OCM ManagedClusters with region/vendor/zone labels, 5% tainted, cpu and
-memory allocatable; 20 ExclusiveClusterSetLabel sets plus `global`, memberships computed by
-inventory.memberships; `--placements` Placements each with a PlacementDecision of 5-50 clusters. For
+Seeds a throwaway test database (SQLite in memory, or `--database`, default `fleetui_bench`, on the server
+DATABASE_URL names) in bulk: one hub, `--clusters` OCM ManagedClusters with region/vendor/zone labels, 5%
+tainted, cpu and memory allocatable; 20 ExclusiveClusterSetLabel sets plus `global`, memberships computed
+by inventory.memberships; `--placements` Placements each with a PlacementDecision of 5-50 clusters. For
 the placement pages one of them is scheduled over `global` (its stored explanation ranks all 10,000
 clusters), and for the inbox 200 staged update runs of a CRP each wait on an approval of a 25-cluster
-stage. Then requests each page through Django's test client as a user holding the view role on
-`global` and `set-03` (so every row passes the cluster-set role checks a real user's request makes; templates
+stage. Then requests each page through Django's test client as a user holding the view role on `global`
+and `set-03` (so every row passes the cluster-set role checks a real user's request makes; templates
 rendered, middleware run) and prints p50/p95 milliseconds and the number of SQL queries per request
 (targets, p95: clusters pages <= 150 ms, placement scores <= 300 ms, approvals inbox <= 150 ms).
 
@@ -315,13 +315,14 @@ def main() -> None:
     parser.add_argument("--load", type=float, default=0, metavar="SECONDS", help="then a loopback load")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--gunicorn-workers", type=int, default=2)
+    parser.add_argument("--database", default="fleetui_bench", help="the throwaway database on the server")
     args = parser.parse_args()
     if args.load and connection.vendor != "postgresql":
         parser.error("--load needs DATABASE_URL on PostgreSQL (gunicorn's processes share the database)")
 
     # No setup_test_environment(): its template instrumentation would be measured too.
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
-    connection.settings_dict["TEST"]["NAME"] = "fleetui_bench"
+    connection.settings_dict["TEST"]["NAME"] = args.database
     test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         started = time.perf_counter()

@@ -1,6 +1,6 @@
 """What-if benchmark: server time of `POST /api/placements/<id>/whatif/` at 1,000 and 10,000 clusters.
 
-    .venv/bin/python bench/whatif.py [--sizes 1000 10000] [--placements 100] [--repeat 60]
+    .venv/bin/python bench/whatif.py [--sizes 1000 10000] [--placements 100] [--repeat 60] [--database NAME]
 
 Per size, seeds a throwaway test database exactly as bench/pages.py does (OCM clusters in 20 sets plus
 `global`, Placements with PlacementDecisions for Balance to count), adds a Placement over `global`
@@ -41,8 +41,8 @@ def prioritizers(cpu: int, memory: int) -> dict[str, Any]:
     }
 
 
-def measure(clusters: int, placements: int, repeat: int) -> tuple[float, float]:
-    connection.settings_dict["TEST"]["NAME"] = "fleetui_bench"
+def measure(clusters: int, placements: int, repeat: int, database: str) -> tuple[float, float]:
+    connection.settings_dict["TEST"]["NAME"] = database
     test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         seed(clusters, placements, random.Random(1))
@@ -80,12 +80,13 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--placements", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=60)
+    parser.add_argument("--database", default="fleetui_bench", help="the throwaway database on the server")
     args = parser.parse_args()
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     print(f"database: {connection.vendor}")
     print(f"{'clusters':>8} {'p50 ms':>8} {'p95 ms':>8}")
     for size in args.sizes:
-        p50, p95 = measure(size, args.placements, args.repeat)
+        p50, p95 = measure(size, args.placements, args.repeat, args.database)
         print(f"{size:8d} {p50:8.1f} {p95:8.1f}")
 
 

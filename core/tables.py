@@ -56,10 +56,19 @@ tables2_utils.signature = _signature
 
 
 class _QuerysetRows(TableQuerysetData):  # type: ignore[misc]
-    """A queryset the FilterSet has ordered already."""
+    """A queryset the FilterSet has ordered already, counted up to its table's `count_cap`."""
 
     def order_by(self, aliases: Any) -> None:
         return
+
+    def __len__(self) -> int:
+        cap = self.table.count_cap
+        if cap is not None and getattr(self, "_length", None) is None:
+            # COUNT over `LIMIT cap + 1`, in any order: a bounded count, which still tells whether there
+            # are more
+            self._length = self.data.order_by()[: cap + 1].count()
+        length: int = super().__len__()
+        return length
 
 
 class _SequenceRows(TableListData):  # type: ignore[misc]
@@ -89,6 +98,9 @@ class ListTable(tables.Table):  # type: ignore[misc]
 
     pager_label = ""
     default_per_page = listing.PER_PAGE
+    # the most rows a list counts (None: every row); beyond it the count reads "N+" and the pages go as
+    # far as the counted rows, so a list of any size costs a bounded count
+    count_cap: int | None = None
 
     class Meta:
         template_name = "table.html"
@@ -122,6 +134,16 @@ class ListTable(tables.Table):  # type: ignore[misc]
             page=request.GET.get(self.prefixed_page_field) or 1,
         )
         return self
+
+    @property
+    def count_capped(self) -> bool:
+        """Whether there are more rows than the list counted."""
+        return self.count_cap is not None and self.paginator.count > self.count_cap
+
+    @property
+    def count_text(self) -> str:
+        """The number of rows, or "10,000+" past the cap."""
+        return f"{self.count_cap:,}+" if self.count_capped else str(self.paginator.count)
 
     def shown_rows(self) -> Iterator[tuple[BoundRow, SafeString]]:
         """The shown page's rows, each with its cells as HTML, drawn as tables2's `BoundRow.get_cell` draws

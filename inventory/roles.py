@@ -40,6 +40,7 @@ set or the namespace and superusers may make them, each keeps at least one admin
 removes it, and each attempt is audited (denied ones too).
 """
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -248,7 +249,16 @@ def restrict(queryset: _Q, user: User, action: str = VIEW) -> _Q:
     _granting(action)
     if (known := _without_roles(user)) is not None:
         return queryset if known else queryset.none()
-    return queryset.filter(rule(Held(user, action)))
+    return queryset.filter(_condition(rule, user.pk, action))
+
+
+@functools.lru_cache(maxsize=1024)
+def _condition(rule: Rule, user_pk: int, action: str) -> Q | Exists:
+    """`rule` for what the user `user_pk` holds for `action`, built once per rule, user and action: the
+    condition reads the role rows when its query runs, never while it is built, so it stays right as
+    roles change, and building it costs more than the rest of a page's lookup. Every query that uses it
+    resolves a copy."""
+    return rule(Held(get_user_model()(pk=user_pk), action))
 
 
 def allows(user: User, action: str, obj: models.Model) -> bool:

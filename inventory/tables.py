@@ -123,6 +123,8 @@ class ClusterTable(ListTable):
     taints = tables.Column("Taints", empty_values=())
     placements = _number("Placements", "placement_count", css="number placements")
     pager_label = "Clusters"
+    # fleets reach hundreds of thousands of rows; counting them all would cost more than the page
+    count_cap = 10_000
 
     class Meta(ListTable.Meta):
         attrs = {"class": "table", "id": "clusters"}

@@ -19,6 +19,7 @@ from django.test import Client
 from django.utils import timezone
 
 from inventory.models import ClusterSetRole, Hub, ManagedCluster, ManagedClusterSet, RejectedObject
+from placement import service
 from placement.models import ApprovalRequest, Placement, StagedUpdateRun, StagedUpdateStrategy
 from tests.factories import (
     AddOnPlacementScoreFactory,
@@ -208,3 +209,31 @@ def test_every_page_answers_in_a_pinned_number_of_queries(
         with django_assert_max_num_queries(getattr(page, reader), info=f"{name}: GET {path}"):
             response = client.get(path)
         assert response.status_code == 200, f"{name}: GET {path}"
+
+
+# A warm what-if (the hub's snapshot already built by an earlier one): the session, the user, the placement
+# with its hub, the hub's inventory version and the placement's current decisions or bindings.
+WHATIF_QUERIES = 5
+NAMESPACE_SELECTOR = {"group": "", "version": "v1", "kind": "Namespace", "name": "web"}
+
+
+@pytest.mark.parametrize("reader", ["superuser", "viewer"])
+@pytest.mark.parametrize("rows", SIZES)
+def test_a_warm_whatif_answers_in_a_pinned_number_of_queries(
+    db: None, client: Client, django_assert_max_num_queries: Callable[..., Any], rows: int, reader: str
+) -> None:
+    service.forget_snapshots()
+    seeded = seed(rows)
+    Placement.objects.filter(pk=seeded.crp.pk).update(spec={"resourceSelectors": [NAMESPACE_SELECTOR]})
+    client.force_login(getattr(seeded, reader))
+    overrides = {
+        seeded.ocm: {"numberOfClusters": 2},
+        seeded.crp: {"policy": {"placementType": "PickN", "numberOfClusters": 2}},
+    }
+    for placement, override in overrides.items():
+        path = f"/api/placements/{placement.pk}/whatif/"
+        first = client.post(path, override, content_type="application/json")
+        assert first.status_code == 200, (placement.kind, first.content)
+        with django_assert_max_num_queries(WHATIF_QUERIES, info=f"{placement.kind}: POST {path}"):
+            response = client.post(path, override, content_type="application/json")
+        assert response.status_code == 200, f"{placement.kind}: POST {path}"

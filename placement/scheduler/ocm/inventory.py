@@ -19,8 +19,9 @@ their grouping by placement from the same moment, and concurrent replacements ne
 from __future__ import annotations
 
 import copy
+import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -134,23 +135,38 @@ class AddOnColumn:
 @dataclass(frozen=True, slots=True)
 class ProjectionCodes:
     """A projection's code per cluster position (`OcmInventory.projection_codes`) and the table that
-    interned them, kept so a patched inventory codes its changed clusters alike."""
+    interned them, kept so a patched inventory codes its changed clusters alike.
+
+    Every inventory patched from this one draws its new codes from the same counter, so a code names one
+    projection in all of them, and what was worked out per code (`verdicts`) is shared by all of them.
+    """
 
     codes: np.ndarray
     interned: dict[Hashable, int]
     projection: Projection
+    counter: Iterator[int]
+    verdicts: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
 
     def shifted(self, shift: Shift) -> ProjectionCodes:
         """These codes at new positions; an added cluster's code is to be patched."""
-        return ProjectionCodes(shift.column(self.codes, 0), self.interned, self.projection)
+        return ProjectionCodes(
+            shift.column(self.codes, 0), self.interned, self.projection, self.counter, self.verdicts
+        )
 
     def patched(self, inventory: OcmInventory, positions: Iterable[int]) -> ProjectionCodes:
         """These codes with the clusters at `positions` of `inventory` (this one patched) coded again."""
         codes, interned = self.codes.copy(), dict(self.interned)
         for position in positions:
-            codes[position] = interned.setdefault(self.projection(inventory, position), len(interned))
+            codes[position] = _code(interned, self.projection(inventory, position), self.counter)
         codes.flags.writeable = False
-        return ProjectionCodes(codes, interned, self.projection)
+        return ProjectionCodes(codes, interned, self.projection, self.counter, self.verdicts)
+
+
+def _code(interned: dict[Hashable, int], value: Hashable, counter: Iterator[int]) -> int:
+    code = interned.get(value)
+    if code is None:
+        code = interned[value] = next(counter)
+    return code
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,14 +522,21 @@ class OcmInventory:
         by every placement."""
         if key not in self._projections:
             interned: dict[Hashable, int] = {}
+            counter = itertools.count()
             codes = np.fromiter(
-                (interned.setdefault(projection(self, i), len(interned)) for i in range(self.size)),
+                (_code(interned, projection(self, i), counter) for i in range(self.size)),
                 dtype=np.int64,
                 count=self.size,
             )
             codes.flags.writeable = False
-            self._projections[key] = ProjectionCodes(codes, interned, projection)
+            self._projections[key] = ProjectionCodes(codes, interned, projection, counter)
         return self._projections[key].codes
+
+    def projection_verdicts(self, key: Hashable, judge: Hashable) -> dict[int, bool]:
+        """What `judge` (a pure function of a projection, such as a compiled CEL selector) decided per code
+        of the projection `key` (`projection_codes` first), filled in by the caller: shared with every
+        inventory patched from this one, so each distinct projection is judged once for all of them."""
+        return self._projections[key].verdicts.setdefault(judge, {})
 
     def patched(
         self,

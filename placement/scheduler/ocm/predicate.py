@@ -68,18 +68,23 @@ def _cel_mask(
     compiled: CompiledPredicate, selector: CelSelector, inventory: OcmInventory, positions: np.ndarray
 ) -> np.ndarray:
     """The CEL verdicts of the clusters at `positions`: one evaluation per distinct projection of what
-    the expressions read, the projections coded once per inventory for every placement reading alike."""
+    the expressions read, the projections coded once per inventory for every placement reading alike and
+    each code's verdict kept with them for every later run of the same expressions (a verdict depends
+    on nothing but the projection, its costs included)."""
     if selector.reads.name_reachable:
-        evaluated = positions
-        expand = np.arange(len(positions))
+        verdicts = selector.matches_each(_cel_input(inventory, int(position)) for position in positions)
+        matched = np.asarray(verdicts.matched, dtype=bool)
     else:
         codes = inventory.projection_codes(
             selector.reads, lambda held, position: selector.projection(*_cel_input(held, position))
         )
-        _, first, expand = np.unique(codes[positions], return_index=True, return_inverse=True)
-        evaluated = positions[first]
-    verdicts = selector.matches_each(_cel_input(inventory, int(position)) for position in evaluated)
-    matched = np.asarray(verdicts.matched, dtype=bool)[expand]
+        known = inventory.projection_verdicts(selector.reads, selector)
+        distinct, first, expand = np.unique(codes[positions], return_index=True, return_inverse=True)
+        for code, position in zip(distinct.tolist(), positions[first].tolist(), strict=True):
+            if code not in known:
+                known[code] = selector.matches(*_cel_input(inventory, position))
+        matched = np.fromiter((known[code] for code in distinct.tolist()), dtype=bool, count=len(distinct))
+        matched = matched[expand]
     compiled.cel_verdicts.update(zip(positions.tolist(), matched.tolist(), strict=True))
     return matched
 

@@ -158,13 +158,23 @@ class OcmScheduleResult:
         return stages
 
     @cached_property
-    def _ranks(self) -> dict[int, int]:
-        return {} if self.outcome is None else {int(p): rank for rank, p in enumerate(self.outcome.ranked, 1)}
+    def _ranks(self) -> np.ndarray:
+        """Per inventory position its rank, 0 when unranked: an array, since a what-if explains a few
+        clusters of a fleet whose every position a dict would have to hold."""
+        ranks = np.zeros(self.inventory.size, dtype=np.int64)
+        if self.outcome is not None:
+            ranked = np.asarray(self.outcome.ranked, dtype=np.int64)
+            ranks[ranked] = np.arange(1, len(ranked) + 1)
+        return ranks
 
     @cached_property
-    def _offsets(self) -> dict[int, int]:
-        scored = () if self.outcome is None or self.outcome.scored is None else self.outcome.scored
-        return {int(p): offset for offset, p in enumerate(scored)}
+    def _offsets(self) -> np.ndarray:
+        """Per inventory position its offset among the scored clusters (-1 when not scored)."""
+        offsets = np.full(self.inventory.size, -1, dtype=np.int64)
+        if self.outcome is not None and self.outcome.scored is not None:
+            scored = np.asarray(self.outcome.scored, dtype=np.int64)
+            offsets[scored] = np.arange(len(scored))
+        return offsets
 
     @cached_property
     def _score_columns(self) -> tuple[list[tuple[str, list[int], list[bool]]], list[int]]:
@@ -244,11 +254,11 @@ class OcmScheduleResult:
     def explain(self, cluster_name: str) -> dict[str, Any]:
         """One cluster: whether it was selected, what filtered it, its raw scores, total and rank."""
         position = self.inventory.position[cluster_name]
-        rank = self._ranks.get(position)
+        rank = int(self._ranks[position]) or None
         scores: dict[str, int] = {}
         total = None
         if rank is not None:
-            offset = self._offsets[position]
+            offset = int(self._offsets[position])
             columns, totals = self._score_columns
             for name, values, scored in columns:
                 if scored[offset]:
