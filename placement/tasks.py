@@ -369,7 +369,8 @@ def record_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> 
 
 def on_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None:
     """Receiver of `hub_changed`, once the rows are committed: queue the affected placements, those
-    whose decisions the change cannot alter after the others (`placement.urgency`)."""
+    whose decisions hold a changed cluster first of all and those whose decisions the change cannot alter
+    after the others (`placement.urgency`)."""
     if ids := affected(hub_changes):
-        rows = Placement.objects.filter(pk__in=ids).defer("explanation", "cluster_record")
-        request_reschedule(ids, describe(hub_changes), later=urgency.run_later(hub_changes, rows))
+        order = urgency.order(hub_changes, ids)
+        request_reschedule(order.first(ids), describe(hub_changes), later=order.later)
