@@ -21,7 +21,6 @@ from inventory.editing import invalid_value
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
 from placement import explanations, history, parsed_placements, queries, service, tables
 from placement.models import PLACEMENT_LABEL, Owner, Placement, PlacementDecision
-from placement.scheduler.errors import ManifestError
 from placement.scheduler.labels import qualified_name_error
 from placement.scheduler.ocm import triggers
 from placement.scheduler.ocm import types as ocm
@@ -147,15 +146,13 @@ class OcmFamily:
                 hub_id=cluster.hub_id, cluster_set__in=set_names
             )
         ]
-        rows = Placement.objects.filter(
-            hub_id=cluster.hub_id, kind=self.kind, namespace__in={b.namespace for b in bindings}
-        )
-        parsed = {}
-        for row in rows:
-            try:
-                parsed[row.pk] = parse_stored(row)
-            except ManifestError:
-                continue  # a spec the scheduler cannot read decides nothing
+        namespaces = {b.namespace for b in bindings}
+        # a spec the scheduler cannot read decides nothing
+        parsed = {
+            pk: placement
+            for pk, placement in parsed_placements.of_hub(cluster.hub_id).items()
+            if placement.namespace in namespaces
+        }
         keys = {key for b in bindings for key in triggers.placements_affected_by_binding(b, parsed.values())}
         return {pk for pk, placement in parsed.items() if placement.key in keys}
 
