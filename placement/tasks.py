@@ -390,7 +390,11 @@ def record_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> 
 def on_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None:
     """Receiver of `hub_changed`, once the rows are committed: queue the affected placements, those
     whose decisions hold a changed cluster first of all and those whose decisions the change cannot alter
-    after the others (`placement.urgency`)."""
+    after the others (`placement.urgency`). The leading runs are sent to the broker on their own, so the
+    workers take them while the others are being sent (hundreds of messages take about a second)."""
     if ids := affected(hub_changes):
-        order = urgency.order(hub_changes, ids)
-        request_reschedule(order.first(ids), describe(hub_changes), later=order.later)
+        order, trigger = urgency.order(hub_changes, ids), describe(hub_changes)
+        leading, others = order.split(ids)
+        for batch, later in ((leading, frozenset[int]()), (others, order.later)):
+            if batch:
+                request_reschedule(batch, trigger, later=later)

@@ -59,10 +59,10 @@ class Order:
     holding: frozenset[int] = frozenset()
     later: frozenset[int] = frozenset()
 
-    def first(self, placement_ids: Iterable[int]) -> list[int]:
-        """`placement_ids` with those of `holding` moved to the front, each part in its given order."""
+    def split(self, placement_ids: Iterable[int]) -> tuple[list[int], list[int]]:
+        """(those of `holding`, the others) of `placement_ids`, each in its given order."""
         ids = list(placement_ids)
-        return [pk for pk in ids if pk in self.holding] + [pk for pk in ids if pk not in self.holding]
+        return [pk for pk in ids if pk in self.holding], [pk for pk in ids if pk not in self.holding]
 
 
 def order(changes: HubChanges, placement_ids: Iterable[int]) -> Order:

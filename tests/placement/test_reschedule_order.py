@@ -15,7 +15,7 @@ from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub
 from inventory.signals import hub_changed
 from inventory.sync import apply_events
-from placement import service, urgency
+from placement import service, tasks, urgency
 from placement.models import Placement
 from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.test_reschedule import GOLD, untainted
@@ -133,7 +133,7 @@ def test_a_taint_runs_only_the_placements_holding_the_cluster_or_letting_it_thro
 @pytest.mark.django_db
 @pytest.mark.usefixtures("tasks_in_process")
 def test_the_runs_of_the_placements_holding_a_tainted_cluster_lead_the_others(
-    demo_hub: DemoHub, reschedules: list[int]
+    demo_hub: DemoHub, reschedules: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hub = synced_demo_hub_row(demo_hub)
     ours = placements(hub)
@@ -150,6 +150,14 @@ def test_the_runs_of_the_placements_holding_a_tainted_cluster_lead_the_others(
     name = untainted(demo_hub)
     assert name in selected(ours["every"]) and name in selected(ours["every-again"])
     reschedules.clear()
+    batches: list[list[int]] = []
+    request = tasks.request_reschedule
+
+    def sent(placement_ids: list[int], trigger: str, later: Any = ()) -> list[int]:
+        batches.append(list(placement_ids))
+        return request(placement_ids, trigger, later)
+
+    monkeypatch.setattr(tasks, "request_reschedule", sent)
 
     patch_cluster(
         hub, demo_hub, name, {"spec": {"taints": [{"key": "fleetui.io/drain", "effect": "NoSelect"}]}}
@@ -158,6 +166,8 @@ def test_the_runs_of_the_placements_holding_a_tainted_cluster_lead_the_others(
     by_pk = {placement.pk: name for name, placement in ours.items()}
     order = [by_pk[pk] for pk in reschedules if pk in by_pk]
     assert order[:3] == ["every", "every-again", "cel"]
+    # the leading runs go to the broker in a batch of their own, before the others are sent
+    assert [by_pk[pk] for pk in batches[0] if pk in by_pk] == ["every", "every-again"]
     assert name not in selected(ours["every-again"])
 
 
