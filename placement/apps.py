@@ -8,6 +8,8 @@ class PlacementConfig(AppConfig):
     verbose_name = "Placements"
 
     def ready(self) -> None:
+        from celery.signals import worker_init
+
         from inventory import signals
         from placement import access, loader, queries, taint_impact, tasks
 
@@ -24,3 +26,5 @@ class PlacementConfig(AppConfig):
         # owed with the change, queued once it is committed
         signals.hub_changes_recorded.connect(tasks.record_hub_changes)
         signals.hub_changed.connect(tasks.on_hub_changes)
+        # a worker builds the hubs' snapshots before it takes tasks
+        worker_init.connect(tasks.warm_snapshots, weak=False)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -20,9 +19,8 @@ from inventory import roles, scheduler_inputs
 from inventory.changes import HubChanges, scheduler_view
 from inventory.editing import invalid_value
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
-from placement import explanations, history, queries, service, tables
+from placement import explanations, history, parsed_placements, queries, service, tables
 from placement.models import PLACEMENT_LABEL, Owner, Placement, PlacementDecision
-from placement.scheduler.errors import ManifestError
 from placement.scheduler.labels import qualified_name_error
 from placement.scheduler.ocm import triggers
 from placement.scheduler.ocm import types as ocm
@@ -35,8 +33,6 @@ from placement.scheduler.ocm.taints import cluster_tolerated, toleration_error, 
 from placement.scheduler.ocm.types import ADDITIVE, BUILT_IN_PRIORITIZERS, EXACT
 from placement.scheduler.record import ClusterRecord, Ints
 from placement.scheduler.render import decision_groups_table, placement_decisions_table, section
-
-logger = logging.getLogger(__name__)
 
 API_VERSION = "cluster.open-cluster-management.io/v1beta1"
 
@@ -150,15 +146,13 @@ class OcmFamily:
                 hub_id=cluster.hub_id, cluster_set__in=set_names
             )
         ]
-        rows = Placement.objects.filter(
-            hub_id=cluster.hub_id, kind=self.kind, namespace__in={b.namespace for b in bindings}
-        )
-        parsed = {}
-        for row in rows:
-            try:
-                parsed[row.pk] = parse_stored(row)
-            except ManifestError:
-                continue  # a spec the scheduler cannot read decides nothing
+        namespaces = {b.namespace for b in bindings}
+        # a spec the scheduler cannot read decides nothing
+        parsed = {
+            pk: placement
+            for pk, placement in parsed_placements.of_hub(cluster.hub_id).items()
+            if placement.namespace in namespaces
+        }
         keys = {key for b in bindings for key in triggers.placements_affected_by_binding(b, parsed.values())}
         return {pk for pk, placement in parsed.items() if placement.key in keys}
 
@@ -432,7 +426,7 @@ def score_row(cluster: Mapping[str, Any], weights: Mapping[str, int]) -> tables.
 
 
 def _affected_placements(changes: HubChanges) -> set[tuple[str, str]]:
-    placements = _hub_placements(changes.hub_id)
+    placements = list(parsed_placements.of_change(changes).values())
     every = {p.key for p in placements}
     affected: set[tuple[str, str]] = set()
     # scores need their clusters in the inventory: loaded only if clusters, sets and bindings left any out
@@ -468,16 +462,6 @@ def _score_chain(
     for score_change in changes.add_on_scores:
         if score := score_change.new or score_change.old:
             yield triggers.placements_affected_by_add_on_score(score, inventory, placements)
-
-
-def _hub_placements(hub_id: int) -> list[ocm.Placement]:
-    placements = []
-    for row in Placement.objects.filter(hub_id=hub_id, kind=OcmFamily.kind):
-        try:
-            placements.append(parse_stored(row))
-        except ManifestError as exc:
-            logger.warning("hub %s: Placement %s cannot be read by the scheduler: %s", row.hub, row, exc)
-    return placements
 
 
 def _trigger_inventory(changes: HubChanges, with_score_clusters: bool) -> OcmInventory:

@@ -15,7 +15,7 @@ from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub
 from inventory.signals import hub_changed
 from inventory.sync import apply_events
-from placement import service, urgency
+from placement import service, tasks, urgency
 from placement.models import Placement
 from tests.factories import placement_role, synced_demo_hub_row
 from tests.placement.test_reschedule import GOLD, untainted
@@ -83,8 +83,8 @@ def heard(hub: Hub, demo_hub: DemoHub, name: str, body: dict[str, Any], **how: s
 
 
 def later_names(change: HubChanges, ours: dict[str, Placement]) -> set[str]:
-    later = urgency.run_later(change, Placement.objects.filter(pk__in=[p.pk for p in ours.values()]))
-    return {name for name, placement in ours.items() if placement.pk in later}
+    order = urgency.order(change, [p.pk for p in ours.values()])
+    return {name for name, placement in ours.items() if placement.pk in order.later}
 
 
 @pytest.mark.django_db
@@ -113,16 +113,95 @@ def test_a_label_change_runs_the_placements_it_may_alter_first_and_the_others_af
 @pytest.mark.django_db
 @pytest.mark.usefixtures("tasks_in_process")
 def test_a_taint_runs_only_the_placements_holding_the_cluster_or_letting_it_through_first(
-    demo_hub: DemoHub,
+    demo_hub: DemoHub, reschedules: list[int]
 ) -> None:
     hub = synced_demo_hub_row(demo_hub)
     ours = placements(hub)
     taint = {"key": "fleetui.io/drain", "effect": "NoSelect"}
+    reschedules.clear()
 
-    change = heard(hub, demo_hub, untainted(demo_hub), {"spec": {"taints": [taint]}})
+    patch_cluster(hub, demo_hub, untainted(demo_hub), {"spec": {"taints": [taint]}})
 
-    # no predicate of gold or the spares lets the cluster through, tainted or not
-    assert later_names(change, ours) == {"gold"} | {f"spare-{n}" for n in range(SPARES)}
+    # every holds the cluster, CEL may read anything; no predicate of gold or the spares lets the cluster
+    # through, tainted or not
+    by_pk = {placement.pk: name for name, placement in ours.items()}
+    order = [by_pk[pk] for pk in reschedules if pk in by_pk]
+    assert set(order[:2]) == {"every", "cel"}
+    assert set(order[2:]) == {"gold"} | {f"spare-{n}" for n in range(SPARES)}
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("tasks_in_process")
+def test_the_runs_of_the_placements_holding_a_tainted_cluster_lead_the_others(
+    demo_hub: DemoHub, reschedules: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub = synced_demo_hub_row(demo_hub)
+    ours = placements(hub)
+    editor = placement_role(hub, ("default",), username="holder")
+    # created after cel, which goes first too: only the order of the runs puts this one before it
+    ours["every-again"] = service.create_placement(
+        kind=Placement.Kind.PLACEMENT,
+        hub=hub,
+        namespace="default",
+        name="every-again",
+        spec=GLOBAL,
+        actor=editor,
+    )
+    name = untainted(demo_hub)
+    assert name in selected(ours["every"]) and name in selected(ours["every-again"])
+    reschedules.clear()
+    batches: list[list[int]] = []
+    request = tasks.request_reschedule
+
+    def sent(placement_ids: list[int], trigger: str, later: Any = ()) -> list[int]:
+        batches.append(list(placement_ids))
+        return request(placement_ids, trigger, later)
+
+    monkeypatch.setattr(tasks, "request_reschedule", sent)
+
+    patch_cluster(
+        hub, demo_hub, name, {"spec": {"taints": [{"key": "fleetui.io/drain", "effect": "NoSelect"}]}}
+    )
+
+    by_pk = {placement.pk: name for name, placement in ours.items()}
+    order = [by_pk[pk] for pk in reschedules if pk in by_pk]
+    assert order[:3] == ["every", "every-again", "cel"]
+    # the leading runs go to the broker in a batch of their own, before the others are sent
+    assert [by_pk[pk] for pk in batches[0] if pk in by_pk] == ["every", "every-again"]
+    assert name not in selected(ours["every-again"])
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("tasks_in_process")
+def test_a_taint_on_a_candidate_passed_over_runs_later_unless_a_prioritizer_scales_by_the_candidates(
+    demo_hub: DemoHub,
+) -> None:
+    hub = synced_demo_hub_row(demo_hub)
+    editor = placement_role(hub, ("default",), username="editor")
+    memory = {"scoreCoordinate": {"type": "BuiltIn", "builtIn": "ResourceAllocatableMemory"}, "weight": 1}
+    specs = {
+        # Balance and Steady: a cluster's score reads no other candidate
+        "one": {**GLOBAL, "numberOfClusters": 1},
+        # the memory score scales each candidate between the least and the most allocatable
+        "one-by-memory": {**GLOBAL, "numberOfClusters": 1, "prioritizerPolicy": {"configurations": [memory]}},
+    }
+    ours = {
+        name: service.create_placement(
+            kind=Placement.Kind.PLACEMENT, hub=hub, namespace="default", name=name, spec=spec, actor=editor
+        )
+        for name, spec in specs.items()
+    }
+    store, chosen = demo_hub.store, selected(ours["one"]) | selected(ours["one-by-memory"])
+    name = next(
+        n
+        for n in store.names("ManagedCluster")
+        if n not in chosen and not store.get("ManagedCluster", n)["spec"].get("taints")
+    )
+    taint = {"key": "fleetui.io/drain", "effect": "NoSelect"}
+
+    change = heard(hub, demo_hub, name, {"spec": {"taints": [taint]}})
+
+    assert later_names(change, ours) == {"one"}
 
 
 @pytest.mark.django_db
