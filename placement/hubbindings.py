@@ -25,6 +25,7 @@ from inventory.hubclient import HubClient, HubError
 from inventory.hubwrites import Written, merge_conditions, update_with_retry
 from inventory.objects import MANAGED_BY, MANAGED_BY_LABEL
 from placement.models import CRP_LABEL, ClusterResourceBinding, Owner, Placement
+from placement.scheduler.fleet.types import PREVIOUS_BINDING_STATE_ANNOTATION
 from placement.scheduler.rollout.rolling import ROLLOUT_STARTED
 
 logger = logging.getLogger(__name__)
@@ -55,12 +56,10 @@ def writes_to_hub(placement: Placement) -> bool:
 
 def binding_object(placement: Placement, row: ClusterResourceBinding) -> dict[str, Any]:
     """The object the hub should hold for `row` (status is a subresource, written separately)."""
-    return {
-        "apiVersion": API_VERSION,
-        "kind": KIND,
-        "metadata": {"name": row.name, "labels": {**row.labels, **managed_labels(placement)}},
-        "spec": dict(row.spec),
-    }
+    metadata: dict[str, Any] = {"name": row.name, "labels": {**row.labels, **managed_labels(placement)}}
+    if row.annotations:
+        metadata["annotations"] = dict(row.annotations)
+    return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": dict(row.spec)}
 
 
 @dataclass
@@ -213,11 +212,16 @@ def _write(
 
 
 def _object_patch(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:
-    """A merge patch taking `current` to `desired`'s labels and spec (removed keys set to null)."""
+    """A merge patch taking `current` to `desired`'s labels, scheduler annotations and spec (removed keys
+    set to null). Annotations others set on the object are left alone: the scheduler owns only its one."""
     patch: dict[str, Any] = {}
-    labels = (current.get("metadata") or {}).get("labels") or {}
+    metadata = current.get("metadata") or {}
+    labels = metadata.get("labels") or {}
     if labels != desired["metadata"]["labels"]:
         patch["metadata"] = {"labels": _merge_patch(labels, desired["metadata"]["labels"])}
+    previous = (desired["metadata"].get("annotations") or {}).get(PREVIOUS_BINDING_STATE_ANNOTATION)
+    if (metadata.get("annotations") or {}).get(PREVIOUS_BINDING_STATE_ANNOTATION) != previous:
+        patch.setdefault("metadata", {})["annotations"] = {PREVIOUS_BINDING_STATE_ANNOTATION: previous}
     spec = current.get("spec") or {}
     if spec != desired["spec"]:
         patch["spec"] = _merge_patch(spec, desired["spec"])

@@ -182,6 +182,8 @@ class ClusterResourceBinding(models.Model):
     owner = _owner_field()
     name = models.CharField(max_length=253)
     labels = models.JSONField(default=dict, blank=True)
+    # the scheduler keeps an Unscheduled binding's earlier state in one (previous-binding-state)
+    annotations = models.JSONField(default=dict, blank=True)
     spec = models.JSONField(default=dict, blank=True)
     status = models.JSONField(default=dict, blank=True)
 

@@ -62,6 +62,7 @@ def cluster_resource_binding_row(manifest: Document) -> Row:
         {"name": manifest.name},
         {
             "labels": field_value(obj, "metadata.labels", dict, {}),
+            "annotations": field_value(obj, "metadata.annotations", dict, {}),
             "spec": field_value(obj, "spec", dict, {}),
             "status": field_value(obj, "status", dict, {}),
         },

@@ -455,7 +455,7 @@ def _binding(row: ClusterResourceBinding) -> fleet.ClusterResourceBinding:
         {
             "apiVersion": FLEET_API_VERSION,
             "kind": "ClusterResourceBinding",
-            "metadata": {"name": row.name, "labels": row.labels},
+            "metadata": {"name": row.name, "labels": row.labels, "annotations": row.annotations},
             "spec": row.spec,
             "status": row.status,
         }

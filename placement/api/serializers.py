@@ -116,7 +116,7 @@ class PlacementDecisionSerializer(serializers.ModelSerializer[PlacementDecision]
 class ClusterResourceBindingSerializer(serializers.ModelSerializer[ClusterResourceBinding]):
     class Meta:
         model = ClusterResourceBinding
-        fields = ["id", "name", "owner", "labels", "spec", "status"]
+        fields = ["id", "name", "owner", "labels", "annotations", "spec", "status"]
 
 
 class DecisionChangeSerializer(serializers.ModelSerializer[DecisionChange]):

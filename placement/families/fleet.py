@@ -201,14 +201,26 @@ class FleetFamily:
         *,
         spec: Mapping[str, Any] | None = None,
     ) -> FleetScheduleResult:
-        bindings = snapshot.bindings.get(placement.name, ())
-        index, _ = policy_snapshot(placement, bindings, spec)
         try:
-            return schedule_crp(
-                parsed, snapshot.fleet, bindings, now, policy_snapshot_name=f"{placement.name}-{index}"
-            )
+            return self._cycle(placement, parsed, snapshot, now, spec)
         except fleet.SchedulingError as exc:
             raise ManifestError("spec.policy", str(exc)) from None
+
+    def _cycle(
+        self,
+        placement: Placement,
+        parsed: fleet.ClusterResourcePlacement,
+        snapshot: service.HubSnapshot,
+        now: datetime,
+        spec: Mapping[str, Any] | None = None,
+    ) -> FleetScheduleResult:
+        """One scheduling cycle over the snapshot's bindings; raises `SchedulingError` where upstream
+        aborts it."""
+        bindings = snapshot.bindings.get(placement.name, ())
+        index, _ = policy_snapshot(placement, bindings, spec)
+        return schedule_crp(
+            parsed, snapshot.fleet, bindings, now, policy_snapshot_name=f"{placement.name}-{index}"
+        )
 
     def stored_rows(self, placements: Sequence[Placement]) -> dict[int, service.StoredRows]:
         """Each placement's dashboard-owned ClusterResourceBindings and what a scheduler run reads of them."""
@@ -218,7 +230,7 @@ class FleetFamily:
             assert row.placement_id is not None  # rows of these placements
             found[row.placement_id].append(row)
         return {
-            pk: (bindings, tuple((r.pk, r.name, r.labels, r.spec, r.status) for r in bindings))
+            pk: (bindings, tuple((r.pk, r.name, r.labels, r.annotations, r.spec, r.status) for r in bindings))
             for pk, bindings in found.items()
         }
 
@@ -241,9 +253,9 @@ class FleetFamily:
         snapshot.bindings[placement.name] = own
         before = bound_clusters(own)
         try:
-            fleet_result = self.schedule(placement, parsed, snapshot, now)
-        except ManifestError as exc:
-            return service._error_writer(placement, exc.message, now, stored)
+            fleet_result = self._cycle(placement, parsed, snapshot, now)
+        except fleet.SchedulingError as exc:
+            return _aborted(placement, exc, rows, snapshot, stored, now)
         explained = explanations.stored(fleet_result)
         index, digest = policy_snapshot(placement, own)
         scheduled = {
@@ -260,24 +272,7 @@ class FleetFamily:
             }
 
         def write() -> service.Outcome:
-            created, updated = [], []
-            for change in fleet_result.binding_changes:
-                body = change.binding.to_manifest()
-                row = rows.get(change.binding.name)
-                if row is None:
-                    row = ClusterResourceBinding(
-                        placement=placement,
-                        hub=placement.hub,
-                        owner=Owner.DASHBOARD,
-                        name=change.binding.name,
-                    )
-                    created.append(row)
-                else:
-                    updated.append(row)
-                row.labels, row.spec = body["metadata"]["labels"], body["spec"]
-                rows[row.name] = row
-            ClusterResourceBinding.objects.bulk_create(created)
-            ClusterResourceBinding.objects.bulk_update(updated, ["labels", "spec"])
+            _store_bindings(placement, rows, [change.binding for change in fleet_result.binding_changes])
             snapshot.bindings[placement.name] = service._converted(rows.values(), service._binding)
             placement.status = status(placement.status)
             service._save_run(placement, explained, now)
@@ -409,6 +404,68 @@ def parse_stored(placement: Placement) -> fleet.ClusterResourcePlacement:
     """The scheduler's view of a ClusterResourcePlacement as stored; raises ManifestError as admission
     would."""
     return parse_cluster_resource_placement(service.manifest(placement), service.ignore_notes)
+
+
+def _aborted(
+    placement: Placement,
+    error: fleet.SchedulingError,
+    rows: dict[str, ClusterResourceBinding],
+    snapshot: service.HubSnapshot,
+    stored: service._Stored,
+    now: datetime,
+) -> service.Planned:
+    """A cycle upstream aborts: the error is the run's explanation and no condition changes, but the
+    bindings the cycle wrote before the failing step (dangling ones marked Unscheduled, earlier topology
+    cycles' picks) stay written, as KubeFleet's scheduler leaves them."""
+    failed = service._error_writer(placement, str(error), now, stored)
+    written = [binding for binding in error.written if not _holds(rows.get(binding.name), binding)]
+    if not written:
+        return failed
+    before = bound_clusters(snapshot.bindings.get(placement.name, ()))
+
+    def write() -> service.Outcome:
+        _store_bindings(placement, rows, written)
+        snapshot.bindings[placement.name] = service._converted(rows.values(), service._binding)
+        failed.write()
+        return service.Outcome(before, bound_clusters(snapshot.bindings[placement.name]), True)
+
+    return service.Planned(write)
+
+
+def _holds(row: ClusterResourceBinding | None, binding: fleet.ClusterResourceBinding) -> bool:
+    """Whether the stored row already says what `binding` does."""
+    return row is not None and _stored_fields(row) == _stored_fields(binding.to_manifest())
+
+
+def _store_bindings(
+    placement: Placement,
+    rows: dict[str, ClusterResourceBinding],
+    bindings: Iterable[fleet.ClusterResourceBinding],
+) -> None:
+    """Create or update the dashboard-owned rows of `bindings` (in `rows`, by name, too)."""
+    created, updated = [], []
+    for binding in bindings:
+        body = binding.to_manifest()
+        row = rows.get(binding.name)
+        if row is None:
+            row = ClusterResourceBinding(
+                placement=placement, hub=placement.hub, owner=Owner.DASHBOARD, name=binding.name
+            )
+            created.append(row)
+        else:
+            updated.append(row)
+        row.labels, row.annotations, row.spec = _stored_fields(body)
+        rows[row.name] = row
+    ClusterResourceBinding.objects.bulk_create(created)
+    ClusterResourceBinding.objects.bulk_update(updated, ["labels", "annotations", "spec"])
+
+
+def _stored_fields(binding: ClusterResourceBinding | Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """The labels, annotations and spec of a row, or of a binding's manifest."""
+    if isinstance(binding, ClusterResourceBinding):
+        return binding.labels, binding.annotations, binding.spec
+    metadata = binding["metadata"]
+    return metadata["labels"], metadata.get("annotations", {}), binding["spec"]
 
 
 def _live(bindings: QuerySet[ClusterResourceBinding]) -> QuerySet[ClusterResourceBinding]:
