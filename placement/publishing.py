@@ -13,10 +13,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from inventory.hubclient import HubClient
+from django.utils import timezone
+
+from inventory.hubclient import HubClient, HubError
 from inventory.hubwrites import Written, update_with_retry
 from inventory.objects import MANAGED_BY, MANAGED_BY_LABEL
-from placement.models import PLACEMENT_LABEL, Owner, Placement
+from placement.history import record_events
+from placement.models import PLACEMENT_LABEL, Owner, Placement, PlacementEvent
 from placement.scheduler.ocm.decisions import API_VERSION
 
 logger = logging.getLogger(__name__)
@@ -25,6 +28,10 @@ logger = logging.getLogger(__name__)
 # carrying this one, so the published copies are not mirrored back and counted a second time.
 MANAGED = {MANAGED_BY_LABEL: MANAGED_BY}
 KIND = "PlacementDecision"
+# The placement's events saying how its last publishing went (the page header and the API show the newest).
+PUBLISHED, PUBLISH_FAILED = "DecisionsPublished", "PublishFailed"
+# A hub's error text is the hub's to choose: an event keeps this much of it.
+ERROR_LIMIT = 2_000
 
 
 @dataclass
@@ -102,12 +109,19 @@ def desired_objects(placement: Placement) -> list[dict[str, Any]]:
     ]
 
 
+def publishes(placement: Placement) -> bool:
+    """Whether the placement's decisions go to its hub: dashboard-owned OCM ones of a hub with a publish
+    namespace."""
+    owned = placement.owner == Owner.DASHBOARD
+    return owned and placement.family.publishes_decisions and bool(placement.hub.publish_namespace)
+
+
 def publish_placement(placement: Placement) -> PublishReport:
     """Make the hub's publish namespace hold exactly the placement's decisions; raises HubError."""
     report = PublishReport()
-    namespace = placement.hub.publish_namespace
-    if not namespace or placement.owner != Owner.DASHBOARD or not placement.family.publishes_decisions:
+    if not publishes(placement):
         return report
+    namespace = placement.hub.publish_namespace
     desired = desired_objects(placement)
     with HubClient(placement.hub) as client:
         found = client.list_placement_decisions(namespace, f"{PLACEMENT_LABEL}={placement.name}")
@@ -132,3 +146,26 @@ def publish_placement(placement: Placement) -> PublishReport:
         "published %s to hub %s namespace %s: %s", placement, placement.hub, namespace, report.counts()
     )
     return report
+
+
+def record_published(placement: Placement, report: PublishReport) -> None:
+    """A Normal event: the decisions are on the hub, with what it took."""
+    counts = ", ".join(f"{key} {value}" for key, value in report.counts().items())
+    message = f"to namespace {placement.hub.publish_namespace} of hub {placement.hub.name}: {counts}"
+    record_events(placement, [{"reason": PUBLISHED, "message": message}], timezone.now())
+
+
+def record_failure(placement: Placement, error: HubError, *, retrying: bool) -> None:
+    """A Warning event with the hub's reason, so the failure is on the placement's page and not only in the
+    worker's log."""
+    then = "; trying again later" if retrying else ""
+    message = f"to hub {placement.hub.name}: {str(error)[:ERROR_LIMIT]}{then}"
+    event = {"type": PlacementEvent.Type.WARNING, "reason": PUBLISH_FAILED, "message": message}
+    record_events(placement, [event], timezone.now())
+
+
+def last_outcome(placement: Placement) -> PlacementEvent | None:
+    """The newest publishing event of a placement that publishes (None otherwise, or before its first)."""
+    if not publishes(placement):
+        return None
+    return placement.events.filter(reason__in=(PUBLISHED, PUBLISH_FAILED)).first()

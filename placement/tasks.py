@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from celery import group, shared_task
+from celery import Task, group, shared_task
 from django.conf import settings
 from django.db import connection
 from django.db.models import Q
@@ -22,7 +22,7 @@ from core.tasks import REDELIVER_IF_LOST
 from inventory.changes import HubChanges
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub
-from placement import journal, service, signals, urgency
+from placement import journal, publishing, service, signals, urgency
 from placement.models import Owner, Placement
 from placement.requeue import requeued
 
@@ -295,33 +295,37 @@ def resync_placements() -> list[int]:
 
 @shared_task(
     **REDELIVER_IF_LOST,
+    bind=True,
     autoretry_for=(TransientHubError,),
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
 )
-def publish_placement(placement_id: int) -> dict[str, Any]:
-    """Publish a dashboard-owned placement's decisions to its hub's publish namespace."""
-    from placement import publishing
-
+def publish_placement(self: Task, placement_id: int) -> dict[str, Any]:
+    """Publish a dashboard-owned placement's decisions to its hub's publish namespace; each outcome is an
+    event of the placement (a failure a Warning with the hub's reason)."""
     placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
     if placement is None:
         return {"state": "gone"}
     try:
         report = publishing.publish_placement(placement)
-    except TransientHubError:
+    except TransientHubError as exc:
+        retries = self.max_retries or 0
+        publishing.record_failure(placement, exc, retrying=self.request.retries < retries)
         raise
     except HubError as exc:
         logger.warning("publishing %s to hub %s failed: %s", placement, placement.hub, exc)
+        publishing.record_failure(placement, exc, retrying=False)
         return {"state": "failed", "error": str(exc)}
+    if publishing.publishes(placement):
+        publishing.record_published(placement, report)
     return {"state": "published", **report.counts()}
 
 
 def follow_up(placement: Placement, outcome: service.Outcome, now: datetime) -> None:
     """After a reschedule: publish changed decisions, and queue the timed run when one is due."""
     family, owned = placement.family, placement.owner == Owner.DASHBOARD
-    publishes = owned and family.publishes_decisions and placement.hub.publish_namespace
-    if outcome.changed_decisions and publishes:
+    if outcome.changed_decisions and publishing.publishes(placement):
         publish_placement.delay(placement.pk)
     if outcome.changed_decisions and owned and family.rolls_out_bindings:
         # the bindings go to the hub, and a RollingUpdate CRP rolls onto them (the rollouts' receiver)

@@ -28,7 +28,17 @@ from core.hooks import Hook
 from core.requests import SignedInRequest
 from core.views import table_page
 from inventory import tables as inventory_tables
-from placement import access, explanations, history, importing, queries, service, tables, tolerations
+from placement import (
+    access,
+    explanations,
+    history,
+    importing,
+    publishing,
+    queries,
+    service,
+    tables,
+    tolerations,
+)
 from placement.filtersets import PlacementFilterSet
 from placement.forms import PlacementForm, SpecForm, TolerationFormSet, UploadForm, as_yaml
 from placement.models import Placement
@@ -252,6 +262,8 @@ def _render_tab(
             "tab": tab,
             "tabs": [(each, reverse(each.url_name, args=[placement.pk])) for each in TABS],
             "condition": queries.condition(placement),
+            "publishes": publishing.publishes(placement),
+            "published": publishing.last_outcome(placement),
             "requested": placement.family.requested(placement),
             "can_apply": not placement.read_only and access.can_change(request.user, placement),
         }

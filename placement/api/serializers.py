@@ -7,12 +7,13 @@ from rest_framework import serializers
 
 from inventory.api.serializers import HubScopedSerializer, NamedField
 from inventory.models import Hub
-from placement import explanations, queries
+from placement import explanations, publishing, queries
 from placement.models import (
     ClusterResourceBinding,
     DecisionChange,
     Placement,
     PlacementDecision,
+    PlacementEvent,
 )
 from placement.scheduler.untrusted import NUL_REFUSED, holds_nul
 
@@ -100,11 +101,27 @@ class ExplanationField(serializers.JSONField):
         return super().to_representation(explanations.full(value))
 
 
+class PublishedSerializer(serializers.Serializer[PlacementEvent]):
+    """How the placement's last publishing went: `Normal` with what was written, `Warning` with the hub's
+    reason."""
+
+    at = serializers.DateTimeField()
+    type = serializers.CharField()
+    message = serializers.CharField()
+
+
 class PlacementDetailSerializer(PlacementSerializer):
     explanation = ExplanationField(source="*", read_only=True)
+    published = serializers.SerializerMethodField()
 
     class Meta(PlacementSerializer.Meta):
-        fields = [*PlacementSerializer.Meta.fields, "explanation"]
+        fields = [*PlacementSerializer.Meta.fields, "explanation", "published"]
+
+    @extend_schema_field(PublishedSerializer(allow_null=True))
+    def get_published(self, placement: Placement) -> dict[str, Any] | None:
+        """Null when the placement does not publish, or before its first publishing."""
+        event = publishing.last_outcome(placement)
+        return None if event is None else PublishedSerializer(event).data
 
 
 class PlacementDecisionSerializer(serializers.ModelSerializer[PlacementDecision]):

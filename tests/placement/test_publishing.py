@@ -5,11 +5,13 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 from kubernetes import client
 
 from demohub import DemoHub
 from inventory.models import Hub
-from placement import publishing, service
+from placement import publishing, service, tasks
 from placement.argocd import argocd_configmap
 from placement.models import PLACEMENT_LABEL, Placement
 from tests.factories import placement_role, synced_demo_hub_row
@@ -120,3 +122,39 @@ def test_the_argocd_configmap_matches_what_is_published(hub: Hub) -> None:
             "matchKey": "clusterName",
         },
     }
+
+
+def _shown(placement: Placement, user: User) -> tuple[str, dict[str, Any]]:
+    """The page header's Published fact and the API's `published`, as that user sees them."""
+    browser = Client()
+    browser.force_login(user)
+    page = browser.get(reverse("placement:placement-detail", args=[placement.pk])).content.decode()
+    start = page.index('<dd id="published">')
+    api = browser.get(reverse("placement-api:placement-detail", args=[placement.pk])).json()
+    return page[start : page.index("</dd>", start)], api["published"]
+
+
+def test_each_publishing_says_how_it_went_on_the_page_and_in_the_api(hub: Hub, editor: User) -> None:
+    placement = service.create_placement(
+        kind=Placement.Kind.PLACEMENT, hub=hub, namespace="default", name="shop", spec=SPEC, actor=editor
+    )
+
+    fact, published = _shown(placement, editor)
+    assert "published" in fact and f"to namespace {NAMESPACE} of hub {hub.name}: created 1" in fact
+    assert published["type"] == "Normal" and "created 1, updated 0" in published["message"]
+
+
+def test_a_publishing_the_hub_refuses_is_a_warning_with_its_reason(
+    hub: Hub, demo_hub: DemoHub, editor: User
+) -> None:
+    placement = service.create_placement(
+        kind=Placement.Kind.PLACEMENT, hub=hub, namespace="default", name="shop", spec=SPEC, actor=editor
+    )
+    demo_hub.fail_next(1, 403)
+
+    assert tasks.publish_placement(placement.pk)["state"] == "failed"
+
+    fact, published = _shown(placement, editor)
+    assert "failed" in fact and "403" in fact
+    assert published["type"] == "Warning" and "403" in published["message"]
+    assert placement.events.filter(reason=publishing.PUBLISH_FAILED).count() == 1
