@@ -8,10 +8,12 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
+import orjson
 import urllib3
 from django.conf import settings
 from kubernetes import client, config, watch
@@ -128,6 +130,29 @@ def explained(exc: Exception, what: str) -> HubError:
     return type(error)(f"{error}: {reason}" if reason else str(error), error.status)
 
 
+# Every digit made a "0" and every other byte a space, to find runs of digits in a body at C speed.
+_DIGITS_ONLY = bytes(48 if byte in b"0123456789" else 32 for byte in range(256))
+# orjson reads an integer literal beyond 64 bits as a float, where `json` keeps it exact; such a literal
+# has at least this many digits in a row.
+_LONG_INTEGER = b"0" * 19
+
+
+def decode(data: bytes) -> Any:
+    """A JSON body as `json.loads` decodes it, through orjson (about 2.5 times faster) when the result is
+    certain to be the same.
+
+    orjson refuses a few things `json` accepts (NaN and Infinity, escaped lone surrogates, a byte order
+    mark, bodies in UTF-16 or UTF-32) and reads integers beyond 64 bits as floats: a body holding one
+    (or, rarely, only a long run of digits in a string) is decoded by `json`, so a hub object holding
+    such a value is validated and refused alone, exactly as before, rather than failing its page."""
+    if _LONG_INTEGER in data.translate(_DIGITS_ONLY):
+        return json.loads(data)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
+
+
 def _configuration() -> client.Configuration:
     configuration = client.Configuration()
     # urllib3 would retry 429/5xx on its own (read when the ApiClient is made); the sync task decides.
@@ -143,6 +168,8 @@ class HubClient:
         read = float(settings.HUB_REQUEST_TIMEOUT)
         self.timeout = (min(CONNECT_TIMEOUT, read), read)
         self._temp_files: list[str] = []
+        # requests the next page of a list while the caller stores this one (`list_pages`)
+        self._prefetch: ThreadPoolExecutor | None = None
         try:
             self.api_client = self._api_client(hub.credentials)
         # ValueError covers the kubeconfig YAML the loader refuses (InputError)
@@ -190,7 +217,7 @@ class HubClient:
     def list_page(self, kind: Kind, continue_token: str = "", limit: int = 500) -> Page:
         """One page of a cluster-wide list (every namespace for namespaced kinds).
 
-        The body is decoded from its bytes by `json` directly: the client would first copy it into a
+        The body is decoded from its bytes (`decode`) directly: the client would first copy it into a
         string, then decode that, and keep the string as its last response until the next request.
         """
         what = f"hub {self.hub.name}: list {kind.plural}"
@@ -205,7 +232,7 @@ class HubClient:
                 _preload_content=False,
             )
             try:
-                body = json.loads(response.data)
+                body = decode(response.data)
             finally:
                 response.release_conn()
         except ValueError as exc:
@@ -219,6 +246,24 @@ class HubClient:
         return Page(
             body.get("items") or [], metadata.get("continue") or "", metadata.get("resourceVersion") or ""
         )
+
+    def list_pages(self, kind: Kind, limit: int = 500) -> Iterator[Page]:
+        """Every page of a list, in order (`list_page`); a failure is raised where its page would be.
+
+        The next page is requested as soon as a page arrives, from a thread of this client, so the hub
+        encodes and sends it while the caller stores this one: a list costs about the larger of the
+        hub's time and the caller's, not their sum. One request is in flight at a time, and at most two
+        pages are held."""
+        if self._prefetch is None:
+            self._prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"hub-list-{self.hub.name}")
+        pending: Future[Page] = self._prefetch.submit(self.list_page, kind, "", limit)
+        while True:
+            page = pending.result()
+            if page.continue_token:
+                pending = self._prefetch.submit(self.list_page, kind, page.continue_token, limit)
+            yield page
+            if not page.continue_token:
+                return
 
     def watch(self, kind: Kind, resource_version: str, timeout_seconds: int = 60) -> Iterator[dict[str, Any]]:
         """Events {type, object} from `resource_version` until the server ends the watch.
@@ -392,6 +437,10 @@ class HubClient:
         return self._set_binding_call("delete", delete, namespace, name, name)
 
     def close(self) -> None:
+        if self._prefetch is not None:
+            # a page requested for a list the caller left is waited for, not cut off mid-answer
+            self._prefetch.shutdown(wait=True)
+            self._prefetch = None
         api_client = getattr(self, "api_client", None)
         if api_client is not None:
             api_client.close()

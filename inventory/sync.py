@@ -139,7 +139,9 @@ class KindRows:
             return None
         namespace, name = _identity(obj)
         stored = self.versions.get((namespace if self.handler.namespaced else "", name))
-        if stored is None or rejections.identity(namespace, name) in self.known_rejections:
+        if stored is None or (
+            self.known_rejections and rejections.identity(namespace, name) in self.known_rejections
+        ):
             return None
         pk, uid, version = stored
         metadata = _metadata(obj)
@@ -386,19 +388,16 @@ def _list_kind(
         table.restart()
         counts = run.kinds[table.kind.name]
         counts["listed"] = 0
-        token, resource_version = "", ""
+        resource_version = ""
         try:
-            while True:
-                page = client.list_page(table.kind, token, page_limit)
+            for page in client.list_pages(table.kind, page_limit):
                 resource_version = resource_version or page.resource_version
                 rejected = table.rejected
                 added, updated = table.upsert(page.items)
-                token = page.continue_token
-                counts["done"] = not token
+                counts["done"] = not page.continue_token
                 _count_page(run, counts, table.listed, added, updated, table.rejected - rejected)
                 heartbeat()
-                if not token:
-                    return resource_version
+            return resource_version
         except GoneError:
             if attempt == GONE_RESTARTS:
                 raise
