@@ -4,11 +4,14 @@ One `HubClient` (one `ApiClient`) per hub, built from its server URL and decrypt
 Errors are classified once here: `TransientHubError` is worth retrying, `HubError` is not.
 """
 
+import gc
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
@@ -137,20 +140,53 @@ _DIGITS_ONLY = bytes(48 if byte in b"0123456789" else 32 for byte in range(256))
 _LONG_INTEGER = b"0" * 19
 
 
+class _CollectorPause:
+    """Python's cyclic garbage collector held off while any thread is inside (`with`), then restored.
+
+    Decoding a page of a list creates tens of thousands of dicts and lists, each of which counts towards
+    the collector's next pass; the passes it sets off while decoding (about half of a page's decoding
+    time) can find nothing to free, since decoded JSON holds no reference cycle."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._was_enabled = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if not self._inside:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+                if not self._inside and self._was_enabled:
+                    gc.enable()
+
+
+_collector_paused = _CollectorPause()
+
+
 def decode(data: bytes) -> Any:
-    """A JSON body as `json.loads` decodes it, through orjson (about 2.5 times faster) when the result is
-    certain to be the same.
+    """A JSON body as `json.loads` decodes it, through orjson (about 1.4 times faster on a hub's pages)
+    when the result is certain to be the same, with the garbage collector held off meanwhile (which
+    halves what is left: `_CollectorPause`).
 
     orjson refuses a few things `json` accepts (NaN and Infinity, escaped lone surrogates, a byte order
     mark, bodies in UTF-16 or UTF-32) and reads integers beyond 64 bits as floats: a body holding one
     (or, rarely, only a long run of digits in a string) is decoded by `json`, so a hub object holding
     such a value is validated and refused alone, exactly as before, rather than failing its page."""
-    if _LONG_INTEGER in data.translate(_DIGITS_ONLY):
-        return json.loads(data)
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(data)
+    with _collector_paused():
+        if _LONG_INTEGER in data.translate(_DIGITS_ONLY):
+            return json.loads(data)
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return json.loads(data)
 
 
 def _configuration() -> client.Configuration:

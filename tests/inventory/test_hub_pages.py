@@ -1,8 +1,11 @@
 """The hub client's list pages: decoded as `json` decodes them (through orjson when it can), and read one
 after another with the next requested ahead, every object once and in the hub's order."""
 
+import gc
 import json
+from typing import Any
 
+import orjson
 import pytest
 
 from demohub import DemoHub
@@ -31,6 +34,26 @@ def test_a_body_decodes_as_json_decodes_it(body: bytes) -> None:
     decoded, expected = decode(body), json.loads(body)
     # NaN is not equal to itself: compare the encodings
     assert json.dumps(decoded) == json.dumps(expected)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_held_off_while_decoding_and_left_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, enabled: bool
+) -> None:
+    seen: list[bool] = []
+    real = orjson.loads
+
+    def loads(data: bytes) -> Any:
+        seen.append(gc.isenabled())
+        return real(data)
+
+    monkeypatch.setattr(orjson, "loads", loads)
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert decode(b'{"items": []}') == {"items": []}
+        assert seen == [False] and gc.isenabled() is enabled
+    finally:
+        gc.enable()
 
 
 def test_pages_come_in_order_every_object_once(demo_hub: DemoHub) -> None:
