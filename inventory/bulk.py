@@ -16,6 +16,9 @@ from django.db import connections, models, router, transaction
 
 # bulk_create's batch elsewhere: SQLite's limit on the parameters of one statement allows about this many
 BATCH = 500
+# Fewer rows than this are updated by executemany on PostgreSQL too: creating, analysing and dropping
+# the temporary table costs more than COPY saves on so few (a watch's small batches).
+COPY_UPDATE_MIN = 50
 # Values the driver writes as they are; a subclass (a TextChoices member is a str) goes through Django.
 PLAIN = frozenset({str, int, float, bool, type(None)})
 # Field values of a new row by field name (a foreign key by its instance) or attname (by its id).
@@ -61,9 +64,9 @@ def update(
 ) -> None:
     """Write `fields` (names or attnames) of rows of `model` from (pk, their values in the order of
     `fields`, a foreign key's as its id), no instance built: on PostgreSQL COPY into a temporary table and
-    one UPDATE joining it, elsewhere one UPDATE sent for every row at once (`executemany`). Django's
-    bulk_update would build a CASE of every row for every field, whose building costs more than the
-    writes."""
+    one UPDATE joining it (from COPY_UPDATE_MIN rows), otherwise one UPDATE sent for every row at once
+    (`executemany`). Django's bulk_update would build a CASE of every row for every field, whose building
+    costs more than the writes."""
     if not rows:
         return
     connection = connections[router.db_for_write(model)]
@@ -72,7 +75,7 @@ def update(
     assert pk is not None  # every concrete model has one
     columns = concrete(model, fields)
     table = quote(model._meta.db_table)
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or len(rows) < COPY_UPDATE_MIN:
         assignments = ", ".join(f"{quote(_column(field))} = %s" for field in columns)
         params = [
             [field.get_db_prep_save(value, connection) for field, value in zip(columns, values, strict=True)]

@@ -1,6 +1,7 @@
-"""`inventory.bulk.update` writes the named fields of rows by pk from their values (COPY into a temporary
-table and one UPDATE on PostgreSQL, executemany elsewhere): other fields and other rows stay as they were,
-JSON keeps quotes and unicode, None in a JSON field is SQL NULL, and it can run twice in a transaction."""
+"""`inventory.bulk.update` writes the named fields of rows by pk from their values (on PostgreSQL COPY
+into a temporary table and one UPDATE from a few rows, executemany otherwise): other fields and other rows
+stay as they were, JSON keeps quotes and unicode, None in a JSON field is SQL NULL, and it can run twice
+in a transaction."""
 
 import pytest
 from django.db import transaction
@@ -13,6 +14,13 @@ from tests.factories import HubFactory, ManagedClusterFactory
 pytestmark = pytest.mark.django_db
 
 
+# both ways of writing the few rows of a test: COPY and one UPDATE (on PostgreSQL), and executemany
+@pytest.fixture(params=[1, bulk.COPY_UPDATE_MIN], ids=["copy", "executemany"])
+def copy_from(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bulk, "COPY_UPDATE_MIN", request.param)
+
+
+@pytest.mark.usefixtures("copy_from")
 def test_the_named_fields_of_the_rows_given_are_written() -> None:
     hub = HubFactory()
     clusters = [
@@ -45,6 +53,7 @@ def test_the_named_fields_of_the_rows_given_are_written() -> None:
     assert not stored["c1"].agent_status
 
 
+@pytest.mark.usefixtures("copy_from")
 def test_none_in_a_json_field_is_sql_null() -> None:
     hub = HubFactory()
     cluster_set = ManagedClusterSet.objects.create(hub=hub, name="all", label_selector={"matchLabels": {}})
