@@ -19,7 +19,7 @@ from typing import Any, Self
 import orjson
 import urllib3
 from django.conf import settings
-from kubernetes import client, config, watch
+from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 
 from inventory.credentials import CredentialsError
@@ -189,6 +189,24 @@ def decode(data: bytes) -> Any:
             return json.loads(data)
 
 
+def _lines(response: Any) -> Iterator[bytes]:
+    """The complete non-blank lines of a streamed answer, as they arrive; a last line the server cut off
+    is dropped, as the client's own watch drops it."""
+    rest = b""
+    for chunk in response.stream(amt=None, decode_content=False):
+        *lines, rest = (rest + chunk).split(b"\n")
+        yield from (line for line in lines if line.strip())
+
+
+def _error_event(status: Any, what: str) -> HubError:
+    """The error a watch's ERROR event (a Status object) stands for, classified as the answer would be."""
+    code = status.get("code") if isinstance(status, dict) else None
+    if not isinstance(code, int):
+        return HubError(f"{what}: an ERROR event without a status code")
+    reason = f"{status.get('reason')}: {status.get('message')}"
+    return classify(client.ApiException(status=code, reason=reason), what)
+
+
 def _configuration() -> client.Configuration:
     configuration = client.Configuration()
     # urllib3 would retry 429/5xx on its own (read when the ApiClient is made); the sync task decides.
@@ -304,30 +322,41 @@ class HubClient:
     def watch(self, kind: Kind, resource_version: str, timeout_seconds: int = 60) -> Iterator[dict[str, Any]]:
         """Events {type, object} from `resource_version` until the server ends the watch.
 
-        BOOKMARK events are passed on (their object carries only the resourceVersion); a 410 Gone
-        raises GoneError. Closing the iterator closes the connection.
+        BOOKMARK events are passed on (their object carries only the resourceVersion); a 410 Gone, as the
+        answer or as an ERROR event, raises GoneError. Closing the iterator closes the connection. Each
+        event is decoded once from its line (`decode`, invalid UTF-8 replaced as the client's own watch
+        does), where the client's watch decodes it, encodes its object and decodes that again.
         """
-        watcher = watch.Watch()
-        stream = watcher.stream(
-            self.api.list_cluster_custom_object,
-            kind.group,
-            kind.version,
-            kind.plural,
-            resource_version=resource_version,
-            allow_watch_bookmarks=True,
-            timeout_seconds=timeout_seconds,
-            _request_timeout=(self.timeout[0], timeout_seconds + self.timeout[1]),
-        )
+        what = f"hub {self.hub.name}: watch {kind.plural}"
         try:
-            for event in stream:
-                yield {"type": event["type"], "object": event["raw_object"]}
-        except GeneratorExit:
+            response = self.api.list_cluster_custom_object(
+                kind.group,
+                kind.version,
+                kind.plural,
+                watch=True,
+                resource_version=resource_version,
+                allow_watch_bookmarks=True,
+                timeout_seconds=timeout_seconds,
+                _request_timeout=(self.timeout[0], timeout_seconds + self.timeout[1]),
+                _preload_content=False,
+            )
+        except Exception as exc:  # noqa: BLE001 - classified like list errors
+            raise classify(exc, what) from exc
+        try:
+            for line in _lines(response):
+                event = decode(line.decode("utf-8", errors="replace").encode())
+                if not isinstance(event, dict):
+                    raise HubError(f"{what}: an event that is not an object")
+                if event.get("type") == "ERROR":
+                    raise _error_event(event.get("object"), what)
+                yield {"type": event.get("type"), "object": event.get("object")}
+        except (GeneratorExit, HubError):
             raise
         except Exception as exc:  # noqa: BLE001 - classified like list errors
-            raise classify(exc, f"hub {self.hub.name}: watch {kind.plural}") from exc
+            raise classify(exc, what) from exc
         finally:
-            watcher.stop()
-            stream.close()
+            response.close()
+            response.release_conn()
 
     # --- PlacementDecision writes (publishing) -------------------------------------------------------
 
