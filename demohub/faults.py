@@ -45,15 +45,19 @@ class FaultInjector:
         self.conflicts_injected = 0
         self._rng = random.Random(f"faults:{seed}")
         self._conflict_rng = random.Random(f"conflicts:{seed}")
-        self._forced: list[Fault] = []
+        # the next requests' fates, in order: a fault, or None to serve it
+        self._forced: list[Fault | None] = []
         # kinds (None: any) of the next conditional updates to meet a concurrent write, in order
         self._forced_conflicts: list[str | None] = []
         self._lock = threading.Lock()
 
-    def fail_next(self, count: int, status: int = 500) -> None:
-        """Fail the next `count` requests with HTTP `status` (429 also sends Retry-After)."""
+    def fail_next(self, count: int, status: int = 500, *, after: int = 0) -> None:
+        """Fail the next `count` requests with HTTP `status` (429 also sends Retry-After), once `after`
+        more requests have been served: a fault set before a client starts hits the same request of its
+        sequence however the client times its requests."""
         retry_after = RETRY_AFTER_SECONDS if status == 429 else None
         with self._lock:
+            self._forced.extend([None] * after)
             self._forced.extend(Fault(status, retry_after) for _ in range(count))
 
     def next_fault(self) -> Fault | None:

@@ -119,9 +119,10 @@ class DemoHub(Started):
             self._thread.join()
         self._server, self._thread = None, None
 
-    def fail_next(self, count: int, status: int = 500) -> None:
-        """The next `count` requests answer `status` (a Status body; 429 also sends Retry-After)."""
-        self.faults.fail_next(count, status)
+    def fail_next(self, count: int, status: int = 500, *, after: int = 0) -> None:
+        """The next `count` requests answer `status` (a Status body; 429 also sends Retry-After), once
+        `after` more requests have been served."""
+        self.faults.fail_next(count, status, after=after)
 
     def conflict_next(self, count: int, kind: str | None = None) -> None:
         """The next `count` conditional updates (of `kind` only, when given) that would succeed meet

@@ -1,20 +1,24 @@
-"""Inserting many new rows at once: PostgreSQL's COPY there, Django's bulk_create elsewhere.
+"""Inserting and updating many rows at once: PostgreSQL's COPY there, Django's bulk_create elsewhere.
 
 On PostgreSQL Django's bulk_create sends each column as one array parameter, which the driver quotes
 element by element in Python (client-side binding): about 6.4 s for 10,000 ManagedCluster rows, where
 COPY of the same rows takes about 2 s. A sync's initial list inserts every row of the hub, so it takes
 the COPY path, from the rows' field values without a model instance per row. The primary keys are
-drawn from the table's sequence first.
+drawn from the table's sequence first. `update` writes some fields of many rows by pk the same way: COPY
+into a temporary table, then one UPDATE from it.
 """
 
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import connections, models, router
+from django.db import connections, models, router, transaction
 
 # bulk_create's batch elsewhere: SQLite's limit on the parameters of one statement allows about this many
 BATCH = 500
+# Fewer rows than this are updated by executemany on PostgreSQL too: creating, analysing and dropping
+# the temporary table costs more than COPY saves on so few (a watch's small batches).
+COPY_UPDATE_MIN = 50
 # Values the driver writes as they are; a subclass (a TextChoices member is a str) goes through Django.
 PLAIN = frozenset({str, int, float, bool, type(None)})
 # Field values of a new row by field name (a foreign key by its instance) or attname (by its id).
@@ -53,6 +57,64 @@ def insert(model: type[models.Model], rows: Sequence[Values]) -> list[int]:
             for key, values in zip(pks, rows, strict=True):
                 copy.write_row([key, *(column.value(values) for column in written)])
     return pks
+
+
+def update(
+    model: type[models.Model], fields: Sequence[str], rows: Sequence[tuple[Any, Sequence[Any]]]
+) -> None:
+    """Write `fields` (names or attnames) of rows of `model` from (pk, their values in the order of
+    `fields`, a foreign key's as its id), no instance built: on PostgreSQL COPY into a temporary table and
+    one UPDATE joining it (from COPY_UPDATE_MIN rows), otherwise one UPDATE sent for every row at once
+    (`executemany`). Django's bulk_update would build a CASE of every row for every field, whose building
+    costs more than the writes."""
+    if not rows:
+        return
+    connection = connections[router.db_for_write(model)]
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    assert pk is not None  # every concrete model has one
+    columns = concrete(model, fields)
+    table = quote(model._meta.db_table)
+    if connection.vendor != "postgresql" or len(rows) < COPY_UPDATE_MIN:
+        assignments = ", ".join(f"{quote(_column(field))} = %s" for field in columns)
+        params = [
+            [field.get_db_prep_save(value, connection) for field, value in zip(columns, values, strict=True)]
+            + [key]
+            for key, values in rows
+        ]
+        with connection.cursor() as cursor:
+            cursor.executemany(f"UPDATE {table} SET {assignments} WHERE {quote(_column(pk))} = %s", params)
+        return
+    prepared = [_preparer(field, connection) for field in columns]
+    temporary = quote(f"{model._meta.db_table}_update")
+    definitions = ", ".join(f"{quote(_column(field))} {field.db_type(connection)}" for field in columns)
+    key = quote(_column(pk))
+    assignments = ", ".join(f"{quote(_column(field))} = new.{quote(_column(field))}" for field in columns)
+    # one transaction: the temporary table goes with a failure, as the rows' writes do
+    with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {temporary} ({key} {pk.rel_db_type(connection)}, {definitions})"
+        )
+        with (
+            connection.wrap_database_errors,
+            cursor.cursor.copy(f"COPY {temporary} FROM STDIN") as copy,
+        ):
+            for pk_value, values in rows:
+                copy.write_row(
+                    [pk_value, *(prepare(value) for prepare, value in zip(prepared, values, strict=True))]
+                )
+        # the planner's row count of the new table, so that it joins by the table's primary key index
+        cursor.execute(f"ANALYZE {temporary}")
+        cursor.execute(
+            f"UPDATE {table} SET {assignments} FROM {temporary} new WHERE {table}.{key} = new.{key}"
+        )
+        cursor.execute(f"DROP TABLE {temporary}")
+
+
+def concrete(model: type[models.Model], names: Sequence[str]) -> list[models.Field[Any, Any]]:
+    """The concrete fields of `model` by name or attname, in the order given."""
+    fields = {name: field for field in model._meta.concrete_fields for name in (field.name, field.attname)}
+    return [fields[name] for name in names]
 
 
 _UNSET = object()

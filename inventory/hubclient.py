@@ -4,17 +4,22 @@ One `HubClient` (one `ApiClient`) per hub, built from its server URL and decrypt
 Errors are classified once here: `TransientHubError` is worth retrying, `HubError` is not.
 """
 
+import gc
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
+import orjson
 import urllib3
 from django.conf import settings
-from kubernetes import client, config, watch
+from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 
 from inventory.credentials import CredentialsError
@@ -128,6 +133,80 @@ def explained(exc: Exception, what: str) -> HubError:
     return type(error)(f"{error}: {reason}" if reason else str(error), error.status)
 
 
+# Every digit made a "0" and every other byte a space, to find runs of digits in a body at C speed.
+_DIGITS_ONLY = bytes(48 if byte in b"0123456789" else 32 for byte in range(256))
+# orjson reads an integer literal beyond 64 bits as a float, where `json` keeps it exact; such a literal
+# has at least this many digits in a row.
+_LONG_INTEGER = b"0" * 19
+
+
+class _CollectorPause:
+    """Python's cyclic garbage collector held off while any thread is inside (`with`), then restored.
+
+    Decoding a page of a list creates tens of thousands of dicts and lists, each of which counts towards
+    the collector's next pass; the passes it sets off while decoding (about half of a page's decoding
+    time) can find nothing to free, since decoded JSON holds no reference cycle."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._was_enabled = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if not self._inside:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+                if not self._inside and self._was_enabled:
+                    gc.enable()
+
+
+_collector_paused = _CollectorPause()
+
+
+def decode(data: bytes) -> Any:
+    """A JSON body as `json.loads` decodes it, through orjson (about 1.4 times faster on a hub's pages)
+    when the result is certain to be the same, with the garbage collector held off meanwhile (which
+    halves what is left: `_CollectorPause`).
+
+    orjson refuses a few things `json` accepts (NaN and Infinity, escaped lone surrogates, a byte order
+    mark, bodies in UTF-16 or UTF-32) and reads integers beyond 64 bits as floats: a body holding one
+    (or, rarely, only a long run of digits in a string) is decoded by `json`, so a hub object holding
+    such a value is validated and refused alone, exactly as before, rather than failing its page."""
+    with _collector_paused():
+        if _LONG_INTEGER in data.translate(_DIGITS_ONLY):
+            return json.loads(data)
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return json.loads(data)
+
+
+def _lines(response: Any) -> Iterator[bytes]:
+    """The complete non-blank lines of a streamed answer, as they arrive; a last line the server cut off
+    is dropped, as the client's own watch drops it."""
+    rest = b""
+    for chunk in response.stream(amt=None, decode_content=False):
+        *lines, rest = (rest + chunk).split(b"\n")
+        yield from (line for line in lines if line.strip())
+
+
+def _error_event(status: Any, what: str) -> HubError:
+    """The error a watch's ERROR event (a Status object) stands for, classified as the answer would be."""
+    code = status.get("code") if isinstance(status, dict) else None
+    if not isinstance(code, int):
+        return HubError(f"{what}: an ERROR event without a status code")
+    reason = f"{status.get('reason')}: {status.get('message')}"
+    return classify(client.ApiException(status=code, reason=reason), what)
+
+
 def _configuration() -> client.Configuration:
     configuration = client.Configuration()
     # urllib3 would retry 429/5xx on its own (read when the ApiClient is made); the sync task decides.
@@ -143,6 +222,8 @@ class HubClient:
         read = float(settings.HUB_REQUEST_TIMEOUT)
         self.timeout = (min(CONNECT_TIMEOUT, read), read)
         self._temp_files: list[str] = []
+        # requests the next page of a list while the caller stores this one (`list_pages`)
+        self._prefetch: ThreadPoolExecutor | None = None
         try:
             self.api_client = self._api_client(hub.credentials)
         # ValueError covers the kubeconfig YAML the loader refuses (InputError)
@@ -190,7 +271,7 @@ class HubClient:
     def list_page(self, kind: Kind, continue_token: str = "", limit: int = 500) -> Page:
         """One page of a cluster-wide list (every namespace for namespaced kinds).
 
-        The body is decoded from its bytes by `json` directly: the client would first copy it into a
+        The body is decoded from its bytes (`decode`) directly: the client would first copy it into a
         string, then decode that, and keep the string as its last response until the next request.
         """
         what = f"hub {self.hub.name}: list {kind.plural}"
@@ -205,7 +286,7 @@ class HubClient:
                 _preload_content=False,
             )
             try:
-                body = json.loads(response.data)
+                body = decode(response.data)
             finally:
                 response.release_conn()
         except ValueError as exc:
@@ -220,33 +301,62 @@ class HubClient:
             body.get("items") or [], metadata.get("continue") or "", metadata.get("resourceVersion") or ""
         )
 
+    def list_pages(self, kind: Kind, limit: int = 500) -> Iterator[Page]:
+        """Every page of a list, in order (`list_page`); a failure is raised where its page would be.
+
+        The next page is requested as soon as a page arrives, from a thread of this client, so the hub
+        encodes and sends it while the caller stores this one: a list costs about the larger of the
+        hub's time and the caller's, not their sum. One request is in flight at a time, and at most two
+        pages are held."""
+        if self._prefetch is None:
+            self._prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"hub-list-{self.hub.name}")
+        pending: Future[Page] = self._prefetch.submit(self.list_page, kind, "", limit)
+        while True:
+            page = pending.result()
+            if page.continue_token:
+                pending = self._prefetch.submit(self.list_page, kind, page.continue_token, limit)
+            yield page
+            if not page.continue_token:
+                return
+
     def watch(self, kind: Kind, resource_version: str, timeout_seconds: int = 60) -> Iterator[dict[str, Any]]:
         """Events {type, object} from `resource_version` until the server ends the watch.
 
-        BOOKMARK events are passed on (their object carries only the resourceVersion); a 410 Gone
-        raises GoneError. Closing the iterator closes the connection.
+        BOOKMARK events are passed on (their object carries only the resourceVersion); a 410 Gone, as the
+        answer or as an ERROR event, raises GoneError. Closing the iterator closes the connection. Each
+        event is decoded once from its line (`decode`, invalid UTF-8 replaced as the client's own watch
+        does), where the client's watch decodes it, encodes its object and decodes that again.
         """
-        watcher = watch.Watch()
-        stream = watcher.stream(
-            self.api.list_cluster_custom_object,
-            kind.group,
-            kind.version,
-            kind.plural,
-            resource_version=resource_version,
-            allow_watch_bookmarks=True,
-            timeout_seconds=timeout_seconds,
-            _request_timeout=(self.timeout[0], timeout_seconds + self.timeout[1]),
-        )
+        what = f"hub {self.hub.name}: watch {kind.plural}"
         try:
-            for event in stream:
-                yield {"type": event["type"], "object": event["raw_object"]}
-        except GeneratorExit:
+            response = self.api.list_cluster_custom_object(
+                kind.group,
+                kind.version,
+                kind.plural,
+                watch=True,
+                resource_version=resource_version,
+                allow_watch_bookmarks=True,
+                timeout_seconds=timeout_seconds,
+                _request_timeout=(self.timeout[0], timeout_seconds + self.timeout[1]),
+                _preload_content=False,
+            )
+        except Exception as exc:  # noqa: BLE001 - classified like list errors
+            raise classify(exc, what) from exc
+        try:
+            for line in _lines(response):
+                event = decode(line.decode("utf-8", errors="replace").encode())
+                if not isinstance(event, dict):
+                    raise HubError(f"{what}: an event that is not an object")
+                if event.get("type") == "ERROR":
+                    raise _error_event(event.get("object"), what)
+                yield {"type": event.get("type"), "object": event.get("object")}
+        except (GeneratorExit, HubError):
             raise
         except Exception as exc:  # noqa: BLE001 - classified like list errors
-            raise classify(exc, f"hub {self.hub.name}: watch {kind.plural}") from exc
+            raise classify(exc, what) from exc
         finally:
-            watcher.stop()
-            stream.close()
+            response.close()
+            response.release_conn()
 
     # --- PlacementDecision writes (publishing) -------------------------------------------------------
 
@@ -392,6 +502,10 @@ class HubClient:
         return self._set_binding_call("delete", delete, namespace, name, name)
 
     def close(self) -> None:
+        if self._prefetch is not None:
+            # a page requested for a list the caller left is waited for, not cut off mid-answer
+            self._prefetch.shutdown(wait=True)
+            self._prefetch = None
         api_client = getattr(self, "api_client", None)
         if api_client is not None:
             api_client.close()

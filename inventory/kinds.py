@@ -5,12 +5,14 @@ Inventory's own kinds are listed here; the kinds of the apps above it (placement
 them) are registered by those apps when they are ready, so the inventory imports none of their models.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db import models
 
+from inventory import relevance
 from inventory.models import (
     AddOnPlacementScore,
     Hub,
@@ -47,6 +49,10 @@ class KindHandler:
     # The sync's rows of a child kind with their parent's foreign key set (only rows it mirrored from the
     # hub are parents); kinds without a parent keep their rows as they are.
     link_parents: Callable[[Hub, list[Row]], list[Row]] = _without_parents
+    # Whether an update that changed the fields named (stored values, new values, now) is one no
+    # scheduler notices, told from the row's fields alone: such an update is stored without being logged
+    # as a change (`inventory.relevance`). None: every update is logged and judged on scheduler inputs.
+    noise: Callable[[Collection[str], Mapping[str, Any], Mapping[str, Any], datetime], bool] | None = None
 
     @property
     def has_parents(self) -> bool:
@@ -66,7 +72,10 @@ HANDLERS: dict[tuple[str, str], KindHandler] = {
         addon_placement_score_row, AddOnPlacementScore, namespaced=True
     ),
     (FLEET_CLUSTER_GROUP, "MemberCluster"): KindHandler(
-        member_cluster_row, ManagedCluster, scope={"kind": ManagedCluster.Kind.MEMBER_CLUSTER}
+        member_cluster_row,
+        ManagedCluster,
+        scope={"kind": ManagedCluster.Kind.MEMBER_CLUSTER},
+        noise=relevance.heartbeat_only,
     ),
 }
 

@@ -4,9 +4,12 @@ A hub rewrites its objects all the time without changing what a scheduler decide
 report a heartbeat every minute, and conditions carry the time they were last written. Such a change is
 still stored (the pages show it), but it neither marks the hub's snapshot stale nor reschedules anything.
 The comparison is made on the scheduler's own inputs (`inventory.scheduler_inputs`), with the moments
-the scheduler never reads taken out.
+the scheduler never reads taken out. The commonest noise, a live member's heartbeat, is also told from
+the stored row's fields alone (`heartbeat_only`), so the sync and the watch store it without building
+either side's scheduler input.
 """
 
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -14,12 +17,15 @@ from typing import Any
 from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
 from placement.scheduler.fleet.types import AGENT_HEALTHY, AgentStatus, MemberCluster
 from placement.scheduler.ocm import types
-from placement.scheduler.timeutil import ZERO_TIME
+from placement.scheduler.timeutil import ZERO_TIME, parse_time
 
 # Condition fields that record when a condition was last written or probed. OCM's scheduler reads a
 # ManagedCluster's conditions only through their type and status; a CEL predicate could read these
 # times, and sees them on the cluster's next relevant change or the periodic resync.
 CONDITION_TIMES = frozenset({"lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "lastUpdateTime"})
+# The fields of a MemberCluster row a member agent's heartbeat rewrites (besides the time it was stored).
+HEARTBEAT_FIELDS = frozenset({"agent_status", "resource_version"})
+HEARTBEAT = "lastReceivedHeartbeat"
 
 
 def changed(old: Any, new: Any, now: datetime) -> bool:
@@ -78,3 +84,36 @@ def _agent_view(agent: AgentStatus, now: datetime) -> tuple[Any, ...]:
         for c in agent.conditions
     )
     return agent.type, conditions, fresh
+
+
+def heartbeat_only(
+    differing: Collection[str], old: Mapping[str, Any], new: Mapping[str, Any], now: datetime
+) -> bool:
+    """Whether a MemberCluster row whose fields `differing` differ between its stored values `old` and
+    the hub's `new` changed in nothing `changed` would notice at `now`: only in `HEARTBEAT_FIELDS`, its
+    agents as they were but for later heartbeats, each agent fresh before. False whenever that is not
+    certain (the change is then judged by `changed` on both sides' scheduler inputs)."""
+    if not differing or not HEARTBEAT_FIELDS.issuperset(differing):
+        return False
+    before, after = old["agent_status"], new["agent_status"]
+    if not isinstance(before, list) or not isinstance(after, list) or len(before) != len(after):
+        return False
+    return all(_later_beat(was, now_is, now) for was, now_is in zip(before, after, strict=True))
+
+
+def _later_beat(old: Any, new: Any, now: datetime) -> bool:
+    """An agent's status the same but for a later heartbeat, the earlier one fresh at `now`."""
+    if not isinstance(old, dict) or not isinstance(new, dict) or old.keys() != new.keys():
+        return False
+    if any(value != new[key] for key, value in old.items() if key != HEARTBEAT):
+        return False
+    was, is_now = old.get(HEARTBEAT), new.get(HEARTBEAT)
+    if not isinstance(was, str) or not isinstance(is_now, str):
+        return False
+    try:
+        earlier, later = parse_time(was), parse_time(is_now)
+    except ValueError:
+        return False
+    return (
+        earlier is not None and later is not None and earlier <= later and now - earlier <= HEARTBEAT_TIMEOUT
+    )

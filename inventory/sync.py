@@ -13,11 +13,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
-from django.db import IntegrityError, connections, models, router, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from inventory import bulk, changes, kinds, memberships, rejections, validation
+from inventory import bulk, changes, kinds, memberships, rejections, relevance, validation
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, TransientHubError, served_kinds
 from inventory.models import Hub, ManagedCluster, Owner, SyncRun
 from inventory.objects import InvalidManifest, Row, is_managed
@@ -139,7 +139,9 @@ class KindRows:
             return None
         namespace, name = _identity(obj)
         stored = self.versions.get((namespace if self.handler.namespaced else "", name))
-        if stored is None or rejections.identity(namespace, name) in self.known_rejections:
+        if stored is None or (
+            self.known_rejections and rejections.identity(namespace, name) in self.known_rejections
+        ):
             return None
         pk, uid, version = stored
         metadata = _metadata(obj)
@@ -231,23 +233,42 @@ class KindRows:
         update: list[models.Model] = []
         # (before, after) of each updated row, for the change log
         logged: list[tuple[models.Model, models.Model]] = []
+        # (pk, new values) of the updates no scheduler notices, told from the fields (a heartbeat)
+        noise: list[tuple[int, dict[str, Any]]] = []
+        now = timezone.now()
         for row in rows:
             record = by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
             if record is None:
                 create.append({"hub": self.hub, **row.lookup, **row.values})
                 continue
             kept.add(record["pk"])
-            if any(record[f] != value for f, value in row.values.items() if f not in UNCOMPARED):
-                update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
-                logged.append((self.model(hub=self.hub, **record), update[-1]))
+            differing = [f for f, value in row.values.items() if f not in UNCOMPARED and record[f] != value]
+            if not differing:
+                continue
+            if self.handler.noise is not None and self.handler.noise(differing, record, row.values, now):
+                noise.append((record["pk"], row.values))
+                continue
+            update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
+            logged.append((self.model(hub=self.hub, **record), update[-1]))
         fields = [*rows[0].lookup, *rows[0].values]
         created = bulk.insert(self.model, create)
         _update(self.model, update, fields)
+        self._store_noise(noise)
         self.seen.update(kept, created)
         self.log.record_added(self.model, create, created)
         for old, new in logged:
             self.log.record(old, new)
-        return len(create), len(update)
+        return len(create), len(update) + len(noise)
+
+    def _store_noise(self, noise: list[tuple[int, dict[str, Any]]]) -> None:
+        """Write the fields a change no scheduler notices can touch (`relevance.HEARTBEAT_FIELDS`, and the
+        fields every write sets), from the new values by pk in one bulk update: no row instance on either
+        side, no scheduler input built. The change log only counts them."""
+        if not noise:
+            return
+        fields = sorted(relevance.HEARTBEAT_FIELDS | UNCOMPARED)
+        bulk.update(self.model, fields, [(pk, [values[f] for f in fields]) for pk, values in noise])
+        self.log.noise += len(noise)
 
     def _lookup(self, namespace: str, name: str) -> dict[str, Any]:
         """The lookup of an object by its metadata (the row builders' lookups without the row)."""
@@ -323,28 +344,9 @@ class KindRows:
 
 
 def _update(model: type[models.Model], rows: list[models.Model], fields: list[str]) -> None:
-    """Write `fields` of these rows by pk: one UPDATE statement, sent for every row at once
-    (`executemany`). Django's bulk_update builds a CASE of every row for every field, whose building
-    costs far more than the writes."""
-    if not rows:
-        return
-    connection = connections[router.db_for_write(model)]
-    concrete = {name: field for field in model._meta.concrete_fields for name in (field.name, field.attname)}
-    columns = [concrete[name] for name in fields]
-    (pk,) = (field for field in model._meta.concrete_fields if field.primary_key)
-
-    def quote(field: models.Field[Any, Any]) -> str:
-        return connection.ops.quote_name(cast(str, field.column))  # every concrete field has a column
-
-    assignments = ", ".join(f"{quote(column)} = %s" for column in columns)
-    table, key = connection.ops.quote_name(model._meta.db_table), quote(pk)
-    sql = f"UPDATE {table} SET {assignments} WHERE {key} = %s"
-    params = [
-        [column.get_db_prep_save(getattr(row, column.attname), connection) for column in columns] + [row.pk]
-        for row in rows
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
+    """Write `fields` of these rows by pk, from the instances' values (`bulk.update`)."""
+    attnames = [field.attname for field in bulk.concrete(model, fields)]
+    bulk.update(model, fields, [(row.pk, [getattr(row, name) for name in attnames]) for row in rows])
 
 
 def _metadata(obj: Any) -> dict[str, Any]:
@@ -386,19 +388,16 @@ def _list_kind(
         table.restart()
         counts = run.kinds[table.kind.name]
         counts["listed"] = 0
-        token, resource_version = "", ""
+        resource_version = ""
         try:
-            while True:
-                page = client.list_page(table.kind, token, page_limit)
+            for page in client.list_pages(table.kind, page_limit):
                 resource_version = resource_version or page.resource_version
                 rejected = table.rejected
                 added, updated = table.upsert(page.items)
-                token = page.continue_token
-                counts["done"] = not token
+                counts["done"] = not page.continue_token
                 _count_page(run, counts, table.listed, added, updated, table.rejected - rejected)
                 heartbeat()
-                if not token:
-                    return resource_version
+            return resource_version
         except GoneError:
             if attempt == GONE_RESTARTS:
                 raise

@@ -16,25 +16,16 @@ def hub(demo_hub: DemoHub) -> Hub:
     return synced_demo_hub_row(demo_hub)
 
 
-def fail_on_page(demo_hub: DemoHub, page: int, status: int = 500) -> "callable":
-    """A heartbeat (called after each stored page) that makes the request after page `page` fail."""
-    pages = iter(range(1, 10_000))
-
-    def heartbeat() -> None:
-        if next(pages) == page:
-            demo_hub.fail_next(1, status)
-
-    return heartbeat
-
-
 def test_a_500_mid_list_deletes_nothing_and_marks_stale(demo_hub: DemoHub, hub: Hub) -> None:
     good_sync = Hub.objects.get(pk=hub.pk).last_good_sync_at
     gone = demo_hub.store.names("ManagedCluster")[-1]
     demo_hub.store.delete("ManagedCluster", gone)
     clusters_before = ManagedCluster.objects.count()
 
+    # the request after the third page fails (a sync's requests are its pages, in order)
+    demo_hub.fail_next(1, 500, after=3)
     with pytest.raises(SyncFailed) as failure:
-        sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5, heartbeat=fail_on_page(demo_hub, 3))
+        sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5)
 
     assert isinstance(failure.value.cause, TransientHubError)
     run = failure.value.sync_run
@@ -57,15 +48,15 @@ def test_a_500_mid_list_deletes_nothing_and_marks_stale(demo_hub: DemoHub, hub: 
 
 
 def test_an_expired_continue_token_lists_that_kind_again(demo_hub: DemoHub, hub: Hub) -> None:
-    compacted = iter([True])
+    assert demo_hub.seeded["ManagedClusterSet"] > 5
+    # the second page's continue token is answered 410 Expired, as after the hub compacted its history
+    demo_hub.fail_next(1, 410, after=1)
 
-    def compact_once() -> None:
-        if next(compacted, False):
-            demo_hub.compact()
-
-    run = sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5, heartbeat=compact_once)
+    run = sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5)
 
     assert run.state == SyncRun.State.SUCCEEDED
+    # the first page was stored twice: before the 410 and when the kind was listed again
+    assert run.pages == sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5).pages + 1
     assert run.kinds["ManagedClusterSet"]["listed"] == demo_hub.seeded["ManagedClusterSet"]
     assert ManagedCluster.objects.filter(kind="ManagedCluster").count() == demo_hub.seeded["ManagedCluster"]
 
@@ -76,10 +67,9 @@ def test_a_refused_continue_token_fails_the_sync_and_the_next_lists_from_the_sta
     # kube-apiserver answers a continue token it cannot read 400, not 410: client-go's pager lists
     # afresh only after 410 Expired, and its reflector fails the list and starts over later; so does
     # the sync, instead of taking the 400 for an expiry and listing again at once
+    demo_hub.fail_next(1, 400, after=1)
     with pytest.raises(SyncFailed) as failure:
-        sync_hub(
-            hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5, heartbeat=fail_on_page(demo_hub, 1, 400)
-        )
+        sync_hub(hub, trigger=SyncRun.Trigger.PERIODIC, page_limit=5)
 
     cause = failure.value.cause
     assert type(cause) is HubError and cause.status == 400
