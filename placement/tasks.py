@@ -301,7 +301,7 @@ def resync_placements() -> list[int]:
     retry_backoff_max=300,
     max_retries=5,
 )
-def publish_placement(self: Task, placement_id: int) -> dict[str, Any]:
+def publish_placement(self: Task[Any, Any], placement_id: int) -> dict[str, Any]:
     """Publish a dashboard-owned placement's decisions to its hub's publish namespace; each outcome is an
     event of the placement (a failure a Warning with the hub's reason)."""
     placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
