@@ -21,7 +21,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
@@ -862,6 +862,11 @@ class CelSelector:
         self._score_names = sorted(self.reads.score_names)
         self._guards = dict(self.reads.guards)
         self._score_guards = dict(self.reads.score_guards)
+
+    def interpreted(self) -> CelSelector:
+        """The same expressions evaluated by the interpreter alone, without their closures: the reference
+        the closures are measured and tested against."""
+        return CelSelector(tuple(replace(program, closure=None) for program in self._programs))
 
     def _cluster_value(self, cluster_object: Mapping[str, Any]) -> Any:
         # only what the expressions read is converted: the rest cannot change the outcome

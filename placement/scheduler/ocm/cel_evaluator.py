@@ -153,8 +153,12 @@ def strict_call(
     tracker: CostTracker, tag: str, function: str, args: list[Any], resolve: Callable[[str], Any]
 ) -> Any:
     """A strict call: an error argument is the result, and the call is charged either way."""
-    result: Any = next((arg for arg in args if isinstance(arg, CELEvalError)), None)
-    if result is None:
+    result: Any
+    for arg in args:
+        if isinstance(arg, CELEvalError):
+            result = arg
+            break
+    else:
         result = _apply(function, args, resolve)
     tracker.charge(call_cost(function, tag, args, result))
     return result

@@ -16,17 +16,19 @@ from celpy.evaluation import CELEvalError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placement.scheduler.ocm import cel_cost
+from placement.scheduler.ocm import cel, cel_cost
 from placement.scheduler.ocm.cel import (
     _ACTIVATION,
     CelCompileError,
     _compile_expression,
     _Program,
     _scores_function,
+    compile_cel_selector,
     to_cel,
 )
 from placement.scheduler.ocm.cel_closures import Evaluation
 from placement.scheduler.ocm.cel_cost import CostLimitExceeded, CostTracker
+from tests.scheduler.ocm.cel_cluster import no_scores
 
 INT64_MAX = 2**63 - 1
 KEYS = ["a", "b", "zone"]
@@ -167,6 +169,26 @@ def test_closures_evaluate_as_the_interpreter(
     value = to_cel(cluster)
     with mock.patch.object(cel_cost, "PER_CALL_LIMIT", limit):
         assert outcome(program, value, items) == outcome(interpreted, value, items), expression
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    selected=st.lists(expressions, min_size=1, max_size=3),
+    cluster=clusters,
+    items=st.one_of(st.none(), score_items),
+    budget=st.one_of(st.integers(0, 40), st.just(cel_cost.RUNTIME_BUDGET)),
+)
+def test_selectors_match_as_the_interpreter(
+    selected: list[str], cluster: dict[str, Any], items: list[dict[str, Any]] | None, budget: int
+) -> None:
+    """The verdict of several expressions sharing one cluster's runtime budget."""
+    try:
+        selector = compile_cel_selector(selected)
+    except CelCompileError:
+        return
+    arguments = (cluster, lambda name: items if items is not None else no_scores(name))
+    with mock.patch.object(cel, "RUNTIME_BUDGET", budget):
+        assert selector.matches(*arguments) == selector.interpreted().matches(*arguments)
 
 
 @pytest.mark.parametrize(
