@@ -8,10 +8,11 @@ and literal. Each closure computes and charges what the interpreter does for its
 helpers (`strict_call`, `decide`, `qualify`, `comprehension`), in the same order, so values, errors and
 costs (and where the per-call limit stops an evaluation) are the same.
 
-Compiled: literals, variables, selections and indexes (optional ones too), operators, `&&` and `||`,
-calls of global and member functions, and the comprehension macros. An expression with any other form
-(a conditional, `has()`, `dyn()`, list or map literals, the optional library's `or`/`orValue`/`optMap`,
-a leading-dot name, a type name used as a value) is not compiled and the interpreter evaluates it.
+Compiled: literals and list literals, variables, selections and indexes (optional ones too),
+operators, `&&` and `||`, `has()`, `dyn()`, calls of global and member functions, and the comprehension
+macros. An expression with any other form (a conditional, a map literal, the optional library's
+`or`/`orValue`/`optMap`, a leading-dot name, a type name used as a value) is not compiled and the
+interpreter evaluates it.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from placement.scheduler.ocm.cel_evaluator import (
     CostPlan,
     comprehension,
     decide,
+    has_field,
+    make_list,
     qualify,
     resolve_function,
     strict_call,
 )
 from placement.scheduler.ocm.cel_library import CelOptional
-from placement.scheduler.ocm.cel_syntax import OPERATORS, innermost_name
+from placement.scheduler.ocm.cel_syntax import OPERATORS, innermost_name, unwrap
 
 # parse trees, whose children the grammar makes trees or tokens by position
 CelTree = lark.Tree[Any]
@@ -43,7 +46,6 @@ _PASS_THROUGH = frozenset(
     {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member"}
 )
 _COMPREHENSIONS = {"all": (2,), "exists": (2,), "exists_one": (2,), "filter": (2,), "map": (2, 3)}
-_INTERPRETED_CALLS = frozenset({"has", "dyn"})
 _INTERPRETED_MEMBER_CALLS = frozenset({"or", "orValue", "optMap", "optFlatMap"})
 
 
@@ -160,9 +162,17 @@ class _Compiler:
             return lambda variables, run: literal
         if child.data == "ident" and str(child.children[0]) in scope:
             return self._variable(str(child.children[0]), charged=id(child) not in self.plan.free)
-        if child.data == "ident_arg" and str(child.children[0]) not in _INTERPRETED_CALLS:
+        if child.data == "list_lit":
+            return self._list(list(child.children[0].children) if child.children else [], scope)
+        if child.data == "ident_arg":
+            name = str(child.children[0])
             arguments = list(child.children[1].children) if len(child.children) > 1 else []
-            return self._call(child, str(child.children[0]), [self.compile(a, scope) for a in arguments])
+            if name in ("has", "dyn") and len(arguments) != 1:
+                raise _Interpreted
+            if name == "has":
+                return self._has(unwrap(arguments[0]), scope)
+            values = [self.compile(argument, scope) for argument in arguments]
+            return self._dyn(values[0]) if name == "dyn" else self._call(child, name, values)
         raise _Interpreted
 
     @staticmethod
@@ -175,6 +185,34 @@ class _Compiler:
             return variables[name]
 
         return variable
+
+    def _list(self, elements: list[Any], scope: frozenset[str]) -> Closure:
+        optional = [isinstance(node, lark.Tree) and node.data == "opt_entry" for node in elements]
+        entries = [
+            (is_optional, self.compile(node.children[0] if is_optional else node, scope))
+            for is_optional, node in zip(optional, elements, strict=True)
+        ]
+
+        def list_literal(variables: dict[str, Any], run: Evaluation) -> Any:
+            values = ((is_optional, entry(variables, run)) for is_optional, entry in entries)
+            return make_list(run.tracker, values)
+
+        return list_literal
+
+    def _has(self, selection: Any, scope: frozenset[str]) -> Closure:
+        if not (isinstance(selection, lark.Tree) and selection.data == "member_dot"):
+            raise _Interpreted
+        receiver, field = self._receiver(selection, scope), str(selection.children[1])
+        return lambda variables, run: has_field(run.tracker, receiver(variables, run), field)
+
+    @staticmethod
+    def _dyn(value: Closure) -> Closure:
+        def dyn(variables: dict[str, Any], run: Evaluation) -> Any:
+            result = value(variables, run)
+            run.tracker.charge(1)
+            return result
+
+        return dyn
 
     def _call(self, node: CelTree, function: str, arguments: list[Closure]) -> Closure:
         tag = self._tag(node)

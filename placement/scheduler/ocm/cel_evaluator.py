@@ -218,6 +218,33 @@ def qualify(tracker: CostTracker, receiver: Any, key: Any, optional: bool, cost:
     return CELEvalError(f"no such key: {key}") if found is _MISSING else found
 
 
+def has_field(tracker: CostTracker, receiver: Any, field: str) -> Any:
+    """`has(receiver.field)`."""
+    if isinstance(receiver, CELEvalError):
+        return receiver
+    tracker.charge(SELECT_COST)
+    if isinstance(receiver, dict):
+        return celtypes.BoolType(celtypes.StringType(field) in receiver)
+    return CELEvalError("invalid type for field selection")
+
+
+def make_list(tracker: CostTracker, entries: Iterator[tuple[bool, Any]]) -> Any:
+    """A list literal of the (optional, value) entries, taken in order after the list is charged."""
+    tracker.charge(LIST_CREATE_COST)
+    values = []
+    for optional, value in entries:
+        if isinstance(value, CELEvalError):
+            return value
+        if optional:
+            if not isinstance(value, CelOptional):
+                return CELEvalError("cannot initialize optional list element from non-optional value")
+            if value.present:
+                values.append(value.value)
+        else:
+            values.append(value)
+    return celtypes.ListType(values)
+
+
 # A comprehension's body evaluated with its variable bound to one element.
 BodyRunner = Callable[[Any, Any], Any]
 
@@ -428,13 +455,7 @@ class CelEvaluator(Evaluator):
 
     def _has(self, argument: Any) -> Any:
         selection = unwrap(argument)
-        receiver = self._receiver(selection)
-        if isinstance(receiver, CELEvalError):
-            return receiver
-        self.tracker.charge(SELECT_COST)
-        if isinstance(receiver, dict):
-            return celtypes.BoolType(celtypes.StringType(selection.children[1]) in receiver)
-        return CELEvalError("invalid type for field selection")
+        return has_field(self.tracker, self._receiver(selection), str(selection.children[1]))
 
     # --- primaries ----------------------------------------------------------------------------
 
@@ -469,20 +490,8 @@ class CelEvaluator(Evaluator):
             yield optional, self.visit(node.children[0] if optional else node)
 
     def _list(self, tree: CelTree) -> Any:
-        self.tracker.charge(LIST_CREATE_COST)
         elements = list(tree.children[0].children) if tree.children else []
-        values = []
-        for optional, value in self._entries(elements):
-            if isinstance(value, CELEvalError):
-                return value
-            if optional:
-                if not isinstance(value, CelOptional):
-                    return CELEvalError("cannot initialize optional list element from non-optional value")
-                if value.present:
-                    values.append(value.value)
-            else:
-                values.append(value)
-        return celtypes.ListType(values)
+        return make_list(self.tracker, self._entries(elements))
 
     def _map(self, tree: CelTree) -> Any:
         self.tracker.charge(MAP_CREATE_COST)
