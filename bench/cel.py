@@ -13,9 +13,10 @@ each cluster's projection of what the expressions read, then one CEL evaluation 
 "then ms" is the same filter for every later placement with the same expressions (the codes and each
 code's verdict are kept with the snapshot and every snapshot patched from it); "evaluate ms" is what a
 placement with other expressions reading the same pays on top of "then": one evaluation per distinct
-projection; "per cluster ms" is the same compiled selector evaluated for each cluster one by one, as the
-filter did before (one run: it is slow); "ratio" is per cluster / first; "schedule ms" is the whole
-`schedule_placement`, warm.
+projection; "interpreted ms" is the same evaluations by the interpreter alone (without the closures
+each expression is compiled into), "x" the ratio interpreted / evaluate; "per cluster ms" is the same
+compiled selector evaluated for each cluster one by one, as the filter did before (one run: it is
+slow); "ratio" is per cluster / first; "schedule ms" is the whole `schedule_placement`, warm.
 "evaluations" counts the distinct projections evaluated.
 """
 
@@ -143,8 +144,9 @@ def distinct(selector: CelSelector, inventory: OcmInventory) -> list[int]:
 
 def bench_case(
     inventory: OcmInventory, placement: Placement, repeat: int
-) -> tuple[int, float, float, float, float, float]:
-    """(evaluations, first ms, then ms, evaluate ms, per-cluster ms, schedule ms); all paths must agree."""
+) -> tuple[int, float, float, float, float, float, float]:
+    """(evaluations, first ms, then ms, evaluate ms, interpreted ms, per-cluster ms, schedule ms); all
+    paths must agree."""
     candidates = np.arange(inventory.size)
     [predicate] = placement.predicates
     selector = compile_cel_selector(predicate.cel_expressions)
@@ -164,8 +166,11 @@ def bench_case(
     inputs = [cel_input(inventory, position) for position in distinct(selector, inventory)]
     assert len(inputs) == verdicts.evaluations
     evaluate = median_ms(lambda: [selector.matches(*one) for one in inputs], repeat)
+    reference = selector.interpreted()
+    assert [reference.matches(*one) for one in inputs] == [selector.matches(*one) for one in inputs]
+    interpreted = median_ms(lambda: [reference.matches(*one) for one in inputs], repeat)
     schedule = median_ms(lambda: schedule_placement(placement, inventory, NOW), repeat)
-    return verdicts.evaluations, statistics.median(firsts), then, evaluate, one_by_one, schedule
+    return verdicts.evaluations, statistics.median(firsts), then, evaluate, interpreted, one_by_one, schedule
 
 
 def main() -> None:
@@ -174,18 +179,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args()
     header = f"{'clusters':>8}  {'case':<38} {'evaluations':>11} {'first ms':>8} {'then ms':>7}"
-    print(f"{header} {'evaluate ms':>11} {'per cluster ms':>14} {'ratio':>6} {'schedule ms':>11}")
+    header += f" {'evaluate ms':>11} {'interpreted ms':>14} {'x':>5}"
+    print(f"{header} {'per cluster ms':>14} {'ratio':>6} {'schedule ms':>11}")
     for size in args.sizes:
         inventory, guestbook = demo_hub(size)
         placements = {"demo hub argocd/guestbook": parse_ocm_object(guestbook, lambda note: None)}
         placements |= {case: with_cel(guestbook, expressions) for case, expressions in CASES.items()}
         for case, placement in placements.items():
             assert isinstance(placement, Placement)
-            evaluations, first, then, evaluate, one_by_one, schedule = bench_case(
+            evaluations, first, then, evaluate, interpreted, one_by_one, schedule = bench_case(
                 inventory, placement, args.repeat
             )
             print(
                 f"{size:>8}  {case:<38} {evaluations:>11} {first:>8.1f} {then:>7.1f} {evaluate:>11.1f}"
+                f" {interpreted:>14.1f} {interpreted / evaluate:>5.1f}"
                 f" {one_by_one:>14.1f}"
                 f" {one_by_one / first:>6.1f} {schedule:>11.1f}"
             )

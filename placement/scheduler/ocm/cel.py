@@ -21,7 +21,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
@@ -33,6 +33,7 @@ from celpy.adapter import json_to_cel
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
 from placement.scheduler.ocm.cel_check import CelTypeError, check_types
+from placement.scheduler.ocm.cel_closures import Closure, Evaluation, compile_closure
 from placement.scheduler.ocm.cel_cost import RUNTIME_BUDGET, CostLimitExceeded, CostTracker
 from placement.scheduler.ocm.cel_evaluator import CelEvaluator, CostPlan, plan_costs
 from placement.scheduler.ocm.cel_library import (
@@ -281,10 +282,24 @@ def _parse(expression: str) -> CelTree:
 
 @dataclass(frozen=True, slots=True)
 class _Program:
-    """A checked expression and what its evaluation costs beyond one unit per step."""
+    """A checked expression, what its evaluation costs beyond one unit per step, and the expression
+    compiled into closures when it has only forms they cover (else the interpreter evaluates it)."""
 
     tree: CelTree
     costs: CostPlan
+    closure: Closure | None
+
+    def evaluate(self, cluster: Any, run: Evaluation) -> Any:
+        """The expression's value for the cluster, charged to `run.tracker`; raises a CEL error, and
+        CostLimitExceeded past the per-call limit."""
+        variables = {CLUSTER_VARIABLE: cluster}
+        if self.closure is None:
+            evaluator = CelEvaluator(self.tree, run.activation, run.tracker, self.costs, variables, run.bound)
+            return evaluator.evaluate()
+        value = self.closure(variables, run)
+        if isinstance(value, CELEvalError):
+            raise value
+        return value
 
 
 def _compile_expression(expression: str) -> _Program:
@@ -300,7 +315,8 @@ def _compile_expression(expression: str) -> _Program:
         raise CelCompileError(_Issue(exc.line, exc.column, exc.message).display(expression)) from None
     if checker.instantiation_issues:
         raise CelCompileError(checker.instantiation_issues[0], stage="instantiation")
-    return _Program(tree, plan_costs(tree, checked.cost_tags))
+    costs = plan_costs(tree, checked.cost_tags)
+    return _Program(tree, costs, compile_closure(tree, costs, CLUSTER_VARIABLE))
 
 
 def _is_cluster_variable(node: Any) -> bool:
@@ -572,15 +588,16 @@ def to_cel(document: Any) -> Any:
     """celpy's `json_to_cel`, the JSON types found by their exact class before its isinstance chain (it
     tests against `typing` aliases, which costs more than the rest of a small evaluation).
 
-    Maps and int64 values are made as their constructors make them from a dict and an int, without the
-    constructors' costs: MapType's tests its argument against `typing` aliases, and IntType's wraps a new
-    range-checking function on every call (an out-of-range int goes to it, for its overflow error)."""
+    Strings, maps and int64 values are made as their constructors make them from a str, a dict and an
+    int, without the constructors' costs: StringType's tests its argument's type, MapType's tests it
+    against `typing` aliases, and IntType's wraps a new range-checking function on every call (an
+    out-of-range int goes to it, for its overflow error)."""
     kind = document.__class__
     if kind is str:
-        return celtypes.StringType(document)
+        return str.__new__(celtypes.StringType, document)
     if kind is dict:
         mapping = celtypes.MapType()
-        mapping.update({to_cel(key): to_cel(value) for key, value in document.items()})
+        dict.update(mapping, {to_cel(key): to_cel(value) for key, value in document.items()})
         return mapping
     if kind is list:
         return celtypes.ListType([to_cel(item) for item in document])
@@ -846,6 +863,11 @@ class CelSelector:
         self._guards = dict(self.reads.guards)
         self._score_guards = dict(self.reads.score_guards)
 
+    def interpreted(self) -> CelSelector:
+        """The same expressions evaluated by the interpreter alone, without their closures: the reference
+        the closures are measured and tested against."""
+        return CelSelector(tuple(replace(program, closure=None) for program in self._programs))
+
     def _cluster_value(self, cluster_object: Mapping[str, Any]) -> Any:
         # only what the expressions read is converted: the rest cannot change the outcome
         return to_cel(_pruned(cluster_object, self.reads.paths))
@@ -880,10 +902,8 @@ class CelSelector:
         budget = RUNTIME_BUDGET
         for program in self._programs:
             tracker = CostTracker()
-            variables = {CLUSTER_VARIABLE: cluster}
-            evaluator = CelEvaluator(program.tree, _ACTIVATION, tracker, program.costs, variables, bound)
             try:
-                result = evaluator.evaluate()
+                result = program.evaluate(cluster, Evaluation(tracker, bound, _ACTIVATION))
             except CostLimitExceeded:
                 return False
             # a runtime error, or a form cel-python cannot run, is "no match" upstream

@@ -34,6 +34,10 @@ _STRING_TRAVERSAL = 0.1
 _REGEX_LENGTH = 0.25
 
 
+# the cost rules whose price depends on the size of the arguments
+_SIZED = frozenset({"eq", "concat", "in_list", "matches", "contains", "text"})
+
+
 class CostLimitExceeded(Exception):
     """cel-go cancels the evaluation: `operation cancelled: actual cost limit exceeded`."""
 
@@ -85,6 +89,8 @@ def call_cost(function: str, tag: str, args: Sequence[Any], result: Any) -> int:
         return LIST_CREATE_COST + size * (SELECT_COST + MAP_CREATE_COST)
     if function == "parseJSON":
         return _traversal(actual_size(args[0])) + _struct_cost(result)
+    if tag not in _SIZED:
+        return 1
     sizes = [actual_size(arg) for arg in args]
     if tag == "eq":
         return _traversal(min(sizes))
@@ -96,6 +102,4 @@ def call_cost(function: str, tag: str, args: Sequence[Any], result: Any) -> int:
         return _traversal(1 + sizes[0]) * math.ceil(sizes[1] * _REGEX_LENGTH)
     if tag == "contains":
         return _traversal(sizes[0]) * _traversal(sizes[1])
-    if tag == "text":
-        return _traversal(sizes[0])
-    return 1
+    return _traversal(sizes[0])  # text

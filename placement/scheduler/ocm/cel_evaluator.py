@@ -114,6 +114,8 @@ def plan_costs(tree: CelTree, tags: dict[int, str]) -> CostPlan:
     return CostPlan(frozenset(free), frozenset(relative), frozenset(attribute_keys), tags, literals)
 
 
+# the two booleans, made once: most calls and every `&&`/`||` answer one of them
+_TRUE, _FALSE = celtypes.BoolType(True), celtypes.BoolType(False)
 _ARITHMETIC = frozenset({"_+_", "_-_", "_*_", "_/_", "_%_"})
 
 
@@ -126,8 +128,11 @@ def _numeric_kinds_differ(args: list[Any]) -> bool:
 def _lookup(container: Any, key: Any) -> Any:
     """The value under `key`, `_MISSING` when absent, or a CEL error when it cannot be qualified."""
     if isinstance(container, dict):
+        if isinstance(key, str):
+            # what MapType.get does for a string key, without its key-type test
+            return dict.get(container, key, _MISSING)
         if not is_number(key):
-            return container.get(key, _MISSING) if isinstance(key, str | bool) else _MISSING
+            return container.get(key, _MISSING) if isinstance(key, bool) else _MISSING
         # numeric keys of different types are the same key when their values are equal
         return next((v for k, v in container.items() if is_number(k) and equals(k, key)), _MISSING)
     if isinstance(container, list):
@@ -136,6 +141,189 @@ def _lookup(container: Any, key: Any) -> Any:
         index = int(key)
         return container[index] if 0 <= index < len(container) else _MISSING
     return CELEvalError(f"no such overload: qualifying a {type(container).__name__}")
+
+
+def resolve_function(bound: Mapping[str, Callable[..., Any]], activation: Activation, name: str) -> Any:
+    """The function (or type) `name`: one bound to this evaluation, else the activation's; KeyError when
+    there is none."""
+    return bound[name] if name in bound else activation.resolve_function(name)
+
+
+def strict_call(
+    tracker: CostTracker, tag: str, function: str, args: list[Any], resolve: Callable[[str], Any]
+) -> Any:
+    """A strict call: an error argument is the result, and the call is charged either way."""
+    result: Any
+    for arg in args:
+        if isinstance(arg, CELEvalError):
+            result = arg
+            break
+    else:
+        result = _apply(function, args, resolve)
+    tracker.charge(call_cost(function, tag, args, result))
+    return result
+
+
+def _apply(function: str, args: list[Any], resolve: Callable[[str], Any]) -> Any:
+    """The result of calling `function` with arguments none of which is an error."""
+    if function in _ARITHMETIC and _numeric_kinds_differ(args):
+        # cel-go has no mixed int/uint/double arithmetic, not even on dyn values
+        return CELEvalError(f"no such overload: {function}")
+    if function == "_==_":
+        return _TRUE if equals(args[0], args[1]) else _FALSE
+    if function == "_!=_":
+        return _FALSE if equals(args[0], args[1]) else _TRUE
+    try:
+        return resolve(function)(*args)
+    except KeyError:
+        return CELEvalError(f"undeclared reference to '{function}'")
+    except (TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
+        return CELEvalError(f"no such overload: {function}: {exc}")
+
+
+def decide(values: Iterator[Any], deciding: bool) -> Any:
+    """`&&` (deciding false) or `||` (deciding true) of the values, taken until one decides: an error or
+    a non-bool is the result only when no term decides."""
+    errors = []
+    for value in values:
+        if isinstance(value, celtypes.BoolType):
+            if bool(value) == deciding:
+                return _TRUE if deciding else _FALSE
+        else:
+            errors.append(value if isinstance(value, CELEvalError) else CELEvalError("no such overload"))
+    if errors:
+        return errors[0]
+    return _FALSE if deciding else _TRUE
+
+
+def qualify(tracker: CostTracker, receiver: Any, key: Any, optional: bool, cost: int) -> Any:
+    """`receiver.key` or `receiver[key]` (optional: `.?key`, `[?key]`), charging `cost` when it resolves."""
+    if isinstance(receiver, CELEvalError):
+        return receiver
+    chained = isinstance(receiver, CelOptional)
+    if isinstance(receiver, CelOptional):
+        if not receiver.present:
+            return receiver
+        receiver = receiver.value
+    found = _lookup(receiver, key)
+    if optional or chained:
+        # cel-go charges an optional qualifier only when it finds a value
+        if found is _MISSING:
+            return _NONE
+        if isinstance(found, CELEvalError):
+            return found
+        tracker.charge(cost)
+        return CelOptional(found, True)
+    tracker.charge(cost)
+    return CELEvalError(f"no such key: {key}") if found is _MISSING else found
+
+
+def has_field(tracker: CostTracker, receiver: Any, field: str) -> Any:
+    """`has(receiver.field)`."""
+    if isinstance(receiver, CELEvalError):
+        return receiver
+    tracker.charge(SELECT_COST)
+    if isinstance(receiver, dict):
+        return celtypes.BoolType(celtypes.StringType(field) in receiver)
+    return CELEvalError("invalid type for field selection")
+
+
+def make_list(tracker: CostTracker, entries: Iterator[tuple[bool, Any]]) -> Any:
+    """A list literal of the (optional, value) entries, taken in order after the list is charged."""
+    tracker.charge(LIST_CREATE_COST)
+    values = []
+    for optional, value in entries:
+        if isinstance(value, CELEvalError):
+            return value
+        if optional:
+            if not isinstance(value, CelOptional):
+                return CELEvalError("cannot initialize optional list element from non-optional value")
+            if value.present:
+                values.append(value.value)
+        else:
+            values.append(value)
+    return celtypes.ListType(values)
+
+
+# A comprehension's body evaluated with its variable bound to one element.
+BodyRunner = Callable[[Any, Any], Any]
+
+
+def comprehension(
+    macro: str, collection: Any, tracker: CostTracker, bodies: list[Any], run: BodyRunner
+) -> Any:
+    """The fold cel-go expands macro `macro` into over `collection`; `run(body, item)` is the value of one
+    of `bodies` (the condition, then the transform of a three-argument `map`) for one element."""
+    if isinstance(collection, CELEvalError):
+        return collection
+    if not isinstance(collection, list | dict):
+        return CELEvalError(f"expression of type {type(collection).__name__} cannot be ranged over")
+    charge = tracker.charge
+    if macro in ("map", "filter"):
+        charge(LIST_CREATE_COST)  # the accumulator starts as []
+    accumulator: Any = {"all": _TRUE, "exists": _FALSE}.get(macro)
+    if macro == "exists_one":
+        accumulator = celtypes.IntType(0)
+    elif macro in ("map", "filter"):
+        accumulator = []
+    for item in list(collection):
+        if macro == "all":
+            charge(2)  # @not_strictly_false(@result)
+            if accumulator is not None and accumulator == _FALSE:
+                break
+        elif macro == "exists":
+            charge(3)  # @not_strictly_false(!@result)
+            if accumulator == _TRUE:
+                break
+        accumulator = _step(macro, accumulator, item, bodies, run, charge)
+    if macro == "exists_one":
+        charge(2)  # @result == 1
+        if isinstance(accumulator, CELEvalError):
+            return accumulator
+        return celtypes.BoolType(accumulator == 1)
+    charge(SELECT_COST)  # the result reads @result
+    if isinstance(accumulator, list):
+        return celtypes.ListType(accumulator)
+    return accumulator
+
+
+def _step(
+    macro: str, accumulator: Any, item: Any, bodies: list[Any], run: BodyRunner, charge: Callable[[int], None]
+) -> Any:
+    if macro in ("all", "exists"):
+        charge(SELECT_COST)  # @result && e / @result || e
+        predicate = run(bodies[0], item)
+        deciding = macro == "exists"
+        if isinstance(predicate, celtypes.BoolType) and bool(predicate) == deciding:
+            return predicate
+        if isinstance(accumulator, CELEvalError):
+            return accumulator
+        if not isinstance(predicate, celtypes.BoolType):
+            return predicate if isinstance(predicate, CELEvalError) else CELEvalError("no such overload")
+        return accumulator
+    if macro == "map" and len(bodies) == 1:
+        condition: Any = _TRUE
+    else:
+        condition = run(bodies[0], item)
+    if not isinstance(condition, celtypes.BoolType):
+        return condition if isinstance(condition, CELEvalError) else CELEvalError("no such overload")
+    if macro == "exists_one":
+        if condition:
+            charge(SELECT_COST + 1)  # @result + 1
+            return accumulator if isinstance(accumulator, CELEvalError) else accumulator + 1
+        return accumulator
+    if not condition:
+        return accumulator
+    # @result + [element]
+    charge(SELECT_COST + LIST_CREATE_COST + 1)
+    if macro == "filter":
+        charge(SELECT_COST)
+        element = item
+    else:
+        element = run(bodies[-1], item)
+    if isinstance(accumulator, CELEvalError):
+        return accumulator
+    return element if isinstance(element, CELEvalError) else [*accumulator, element]
 
 
 # Rules that, with one child, are that child's value: `visit` steps through them without a call.
@@ -191,9 +379,7 @@ class CelEvaluator(Evaluator):
         return self.variables[name] if name in self.variables else self._function(name)
 
     def _function(self, name: str) -> Any:
-        """The function (or type) `name`: one bound to this evaluation, else the activation's; KeyError
-        when there is none."""
-        return self.bound[name] if name in self.bound else self.activation.resolve_function(name)
+        return resolve_function(self.bound, self.activation, name)
 
     def _with_variable(self, ast: Any, name: str, value: Any) -> Any:
         outer = self.variables
@@ -204,25 +390,7 @@ class CelEvaluator(Evaluator):
             self.variables = outer
 
     def _call(self, node: Any, function: str, args: list[Any]) -> Any:
-        """A strict call: an error argument is the result, and the call is charged either way."""
-        errors = [arg for arg in args if isinstance(arg, CELEvalError)]
-        result: Any
-        if errors:
-            result = errors[0]
-        elif function in _ARITHMETIC and _numeric_kinds_differ(args):
-            # cel-go has no mixed int/uint/double arithmetic, not even on dyn values
-            result = CELEvalError(f"no such overload: {function}")
-        elif function in ("_==_", "_!=_"):
-            result = celtypes.BoolType(equals(args[0], args[1]) == (function == "_==_"))
-        else:
-            try:
-                result = self._function(function)(*args)
-            except KeyError:
-                result = CELEvalError(f"undeclared reference to '{function}'")
-            except (TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
-                result = CELEvalError(f"no such overload: {function}: {exc}")
-        self.tracker.charge(call_cost(function, self.plan.tags.get(id(node), ""), args, result))
-        return result
+        return strict_call(self.tracker, self.plan.tags.get(id(node), ""), function, args, self._function)
 
     # --- operators ----------------------------------------------------------------------------
 
@@ -246,15 +414,7 @@ class CelEvaluator(Evaluator):
     def _logical(self, tree: CelTree, deciding: bool) -> Any:
         if len(tree.children) == 1:
             return self.visit(tree.children[0])
-        errors = []
-        for term in tree.children:
-            value = self.visit(term)
-            if isinstance(value, celtypes.BoolType):
-                if bool(value) == deciding:
-                    return celtypes.BoolType(deciding)
-            else:
-                errors.append(value if isinstance(value, CELEvalError) else CELEvalError("no such overload"))
-        return errors[0] if errors else celtypes.BoolType(not deciding)
+        return decide((self.visit(term) for term in tree.children), deciding)
 
     def conditionalor(self, tree: CelTree) -> Any:
         return self._logical(tree, deciding=True)
@@ -264,26 +424,6 @@ class CelEvaluator(Evaluator):
 
     # --- attributes ---------------------------------------------------------------------------
 
-    def _qualify(self, tree: CelTree, receiver: Any, key: Any, optional: bool, cost: int) -> Any:
-        if isinstance(receiver, CELEvalError):
-            return receiver
-        chained = isinstance(receiver, CelOptional)
-        if isinstance(receiver, CelOptional):
-            if not receiver.present:
-                return receiver
-            receiver = receiver.value
-        found = _lookup(receiver, key)
-        if optional or chained:
-            # cel-go charges an optional qualifier only when it finds a value
-            if found is _MISSING:
-                return _NONE
-            if isinstance(found, CELEvalError):
-                return found
-            self.tracker.charge(cost)
-            return CelOptional(found, True)
-        self.tracker.charge(cost)
-        return CELEvalError(f"no such key: {key}") if found is _MISSING else found
-
     def _receiver(self, tree: CelTree) -> Any:
         if id(tree) in self.plan.relative and id(tree) not in self.plan.free:
             self.tracker.charge(SELECT_COST)
@@ -291,11 +431,11 @@ class CelEvaluator(Evaluator):
 
     def member_dot(self, tree: CelTree) -> Any:
         receiver = self._receiver(tree)
-        return self._qualify(tree, receiver, celtypes.StringType(str(tree.children[1])), False, SELECT_COST)
+        return qualify(self.tracker, receiver, celtypes.StringType(str(tree.children[1])), False, SELECT_COST)
 
     def member_dot_opt(self, tree: CelTree) -> Any:
         receiver = self._receiver(tree)
-        return self._qualify(tree, receiver, celtypes.StringType(str(tree.children[1])), True, SELECT_COST)
+        return qualify(self.tracker, receiver, celtypes.StringType(str(tree.children[1])), True, SELECT_COST)
 
     def _index(self, tree: CelTree, optional: bool) -> Any:
         receiver = self._receiver(tree)
@@ -305,7 +445,7 @@ class CelEvaluator(Evaluator):
         if isinstance(key, CELEvalError):
             return key
         cost = 0 if id(tree) in self.plan.attribute_keys else SELECT_COST
-        return self._qualify(tree, receiver, key, optional, cost)
+        return qualify(self.tracker, receiver, key, optional, cost)
 
     def member_index(self, tree: CelTree) -> Any:
         return self._index(tree, optional=False)
@@ -315,13 +455,7 @@ class CelEvaluator(Evaluator):
 
     def _has(self, argument: Any) -> Any:
         selection = unwrap(argument)
-        receiver = self._receiver(selection)
-        if isinstance(receiver, CELEvalError):
-            return receiver
-        self.tracker.charge(SELECT_COST)
-        if isinstance(receiver, dict):
-            return celtypes.BoolType(celtypes.StringType(selection.children[1]) in receiver)
-        return CELEvalError("invalid type for field selection")
+        return has_field(self.tracker, self._receiver(selection), str(selection.children[1]))
 
     # --- primaries ----------------------------------------------------------------------------
 
@@ -356,20 +490,8 @@ class CelEvaluator(Evaluator):
             yield optional, self.visit(node.children[0] if optional else node)
 
     def _list(self, tree: CelTree) -> Any:
-        self.tracker.charge(LIST_CREATE_COST)
         elements = list(tree.children[0].children) if tree.children else []
-        values = []
-        for optional, value in self._entries(elements):
-            if isinstance(value, CELEvalError):
-                return value
-            if optional:
-                if not isinstance(value, CelOptional):
-                    return CELEvalError("cannot initialize optional list element from non-optional value")
-                if value.present:
-                    values.append(value.value)
-            else:
-                values.append(value)
-        return celtypes.ListType(values)
+        return make_list(self.tracker, self._entries(elements))
 
     def _map(self, tree: CelTree) -> Any:
         self.tracker.charge(MAP_CREATE_COST)
@@ -445,72 +567,11 @@ class CelEvaluator(Evaluator):
 
     def _comprehension(self, macro: str, receiver_node: Any, arguments: list[Any]) -> Any:
         collection = self.visit(receiver_node)
-        if isinstance(collection, CELEvalError):
-            return collection
-        if not isinstance(collection, list | dict):
-            return CELEvalError(f"expression of type {type(collection).__name__} cannot be ranged over")
         variable = innermost_name(arguments[0])
-        charge = self.tracker.charge
-        if macro in ("map", "filter"):
-            charge(LIST_CREATE_COST)  # the accumulator starts as []
-        accumulator: Any = {"all": celtypes.BoolType(True), "exists": celtypes.BoolType(False)}.get(macro)
-        if macro == "exists_one":
-            accumulator = celtypes.IntType(0)
-        elif macro in ("map", "filter"):
-            accumulator = []
-        for item in list(collection):
-            if macro == "all":
-                charge(2)  # @not_strictly_false(@result)
-                if accumulator is not None and accumulator == celtypes.BoolType(False):
-                    break
-            elif macro == "exists":
-                charge(3)  # @not_strictly_false(!@result)
-                if accumulator == celtypes.BoolType(True):
-                    break
-            accumulator = self._step(macro, accumulator, item, variable, arguments[1:])
-        if macro == "exists_one":
-            charge(2)  # @result == 1
-            if isinstance(accumulator, CELEvalError):
-                return accumulator
-            return celtypes.BoolType(accumulator == 1)
-        charge(SELECT_COST)  # the result reads @result
-        if isinstance(accumulator, list):
-            return celtypes.ListType(accumulator)
-        return accumulator
-
-    def _step(self, macro: str, accumulator: Any, item: Any, variable: str, bodies: list[Any]) -> Any:
-        charge = self.tracker.charge
-        if macro in ("all", "exists"):
-            charge(SELECT_COST)  # @result && e / @result || e
-            predicate = self._with_variable(bodies[0], variable, item)
-            deciding = macro == "exists"
-            if isinstance(predicate, celtypes.BoolType) and bool(predicate) == deciding:
-                return predicate
-            if isinstance(accumulator, CELEvalError):
-                return accumulator
-            if not isinstance(predicate, celtypes.BoolType):
-                return predicate if isinstance(predicate, CELEvalError) else CELEvalError("no such overload")
-            return accumulator
-        if macro == "map" and len(bodies) == 1:
-            condition: Any = celtypes.BoolType(True)
-        else:
-            condition = self._with_variable(bodies[0], variable, item)
-        if not isinstance(condition, celtypes.BoolType):
-            return condition if isinstance(condition, CELEvalError) else CELEvalError("no such overload")
-        if macro == "exists_one":
-            if condition:
-                charge(SELECT_COST + 1)  # @result + 1
-                return accumulator if isinstance(accumulator, CELEvalError) else accumulator + 1
-            return accumulator
-        if not condition:
-            return accumulator
-        # @result + [element]
-        charge(SELECT_COST + LIST_CREATE_COST + 1)
-        if macro == "filter":
-            charge(SELECT_COST)
-            element = item
-        else:
-            element = self._with_variable(bodies[-1], variable, item)
-        if isinstance(accumulator, CELEvalError):
-            return accumulator
-        return element if isinstance(element, CELEvalError) else [*accumulator, element]
+        return comprehension(
+            macro,
+            collection,
+            self.tracker,
+            arguments[1:],
+            lambda body, item: self._with_variable(body, variable, item),
+        )

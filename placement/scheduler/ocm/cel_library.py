@@ -914,6 +914,13 @@ def equals(left: Any, right: Any) -> bool:
     """cel-go runtime equality: numbers compare by value whatever their type (`dyn(2) == 2.0`), lists
     and maps element by element, optionals by presence and value, and values of two other types are
     unequal rather than an error."""
+    kind = left.__class__
+    if kind is right.__class__:
+        # the common cases first, as the general tests below decide them
+        if kind is celtypes.StringType or kind is celtypes.BoolType:
+            return bool(left == right)
+        if kind is celtypes.IntType:
+            return int(left) == int(right)
     if is_number(left) and is_number(right):
         return native(left) == native(right)
     if isinstance(left, CelOptional) or isinstance(right, CelOptional):
