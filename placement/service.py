@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -142,9 +142,15 @@ def forget_snapshots() -> None:
 
 
 def _snapshot_key(hub: Hub) -> tuple[Any, ...]:
-    version = HubInventoryVersion.objects.filter(hub_id=hub.pk).values_list("version", flat=True).first()
+    # Every scheduler run reads this one row by its primary key: written as SQL, since building the
+    # ORM's query cost several times running it (a tenth of a steady run's CPU at 10,000 clusters).
+    ops, meta = connection.ops, HubInventoryVersion._meta
+    table, version, key = map(ops.quote_name, (meta.db_table, "version", meta.pk.column))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {version} FROM {table} WHERE {key} = %s", [hub.pk])
+        row = cursor.fetchone()
     # created tells a reused primary key apart
-    return (hub.pk, hub.created, version or 0)
+    return (hub.pk, hub.created, row[0] if row else 0)
 
 
 # A catch-up reloading more inputs than this share of the snapshot's objects builds it again instead.
