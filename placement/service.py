@@ -144,8 +144,8 @@ def forget_snapshots() -> None:
 def _snapshot_key(hub: Hub) -> tuple[Any, ...]:
     # Every scheduler run reads this one row by its primary key: written as SQL, since building the
     # ORM's query cost several times running it (a tenth of a steady run's CPU at 10,000 clusters).
-    ops, meta = connection.ops, HubInventoryVersion._meta
-    table, version, key = map(ops.quote_name, (meta.db_table, "version", meta.pk.column))
+    ops = connection.ops
+    table, version, key = map(ops.quote_name, (HubInventoryVersion._meta.db_table, "version", "hub_id"))
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {version} FROM {table} WHERE {key} = %s", [hub.pk])
         row = cursor.fetchone()
