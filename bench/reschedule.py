@@ -13,15 +13,16 @@ candidates each), `--scope global` binds them all to `global` (every cluster a c
 
 In one process (the default) it runs the chunks `reschedule_hub` would queue one after the other and
 prints the snapshot build time, the total seconds and ms per placement of a first pass (every decision
-created) and of a second pass (nothing changes), each with the CPU time this process used (on SQLite the
-whole cost, whatever else the machine runs); then, for one placement, its scheduler run, the packed
+created), a second (Balance scores move once more, as they count the decisions the first created) and
+a third (nothing changes), each with the CPU time this process used (on SQLite the whole cost,
+whatever else the machine runs); then, for one placement, its scheduler run, the packed
 record a reschedule stores and, for reference, its per-cluster rows as compressed JSON (what pages and
 the API build on demand, and what every reschedule stored before).
 
 With `--workers N [N ...]` (PostgreSQL and a broker needed) it starts N `celery -A fleetui worker
 --concurrency 1` processes for each N in turn (`--rounds` repeats the sequence, so noise shows), queues
-`reschedule_hub` and times until every placement's `last_scheduled_at` moved, for a first and a second
-pass; before each N the scheduling state is reset to the seeded one. Per pass it prints the CPU seconds
+`reschedule_hub` and times until every placement's `last_scheduled_at` moved, for the same three
+passes; before each N the scheduling state is reset to the seeded one. Per pass it prints the CPU seconds
 the workers and their PostgreSQL backends used (what the pass costs whatever else the machine runs),
 per worker the chunks it ran, the seconds they took and its snapshot build (paid once per worker
 process, in its first chunk), and at the end the median wall times per N and the ratio to the first N.
@@ -63,6 +64,9 @@ from placement.models import (  # noqa: E402
 from placement.scheduler.record import ClusterRecord  # noqa: E402
 
 BATCH = 2000
+# The passes timed one after the other: every decision new, Balance scores moving once more as they
+# count the decisions the first pass created, then nothing changing.
+PASSES = ("first pass (all new)", "second pass", "third pass (steady)")
 SETS = 20
 BASE_DIR = Path(__file__).resolve().parents[1]
 PASS_TIMEOUT = 900.0
@@ -140,16 +144,21 @@ def store_costs(hub: Hub, repeat: int = 30) -> None:
     placement = Placement.objects.filter(hub=hub).order_by("pk").first()
     assert placement is not None
     result = service.evaluate(placement)
-    summary, packed = explanations.stored(result)
+    packed = explanations.stored(result).packed
     record = ClusterRecord.unpack(packed)
     field = Placement._meta.get_field("explanation")
+
+    def as_now() -> None:
+        explained = explanations.stored(result)
+        field.get_prep_value(explained.report)
+        assert explained.packed
 
     def as_before() -> None:
         report, computed = result.to_explanation()
         field.get_prep_value({**report, "clusters": computed.columns_as_lists()})
 
     scheduler = median_ms(lambda: service.evaluate(placement), repeat)
-    stored = median_ms(lambda: field.get_prep_value(explanations.stored(result)[0]), repeat)
+    stored = median_ms(as_now, repeat)
     before = median_ms(as_before, repeat)
     rows = median_ms(lambda: ClusterRecord.unpack(packed).rows(), repeat)
     print(f"one placement, {len(record):,} rows: scheduler {scheduler:.1f} ms; stored now {stored:.1f} ms")
@@ -163,8 +172,8 @@ def in_process() -> None:
     service.hub_snapshot(hub)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(f"{'snapshot build':28} {seconds:8.1f} s (CPU {cpu:.1f} s)")
-    full_pass("first pass (all new)", hub)
-    full_pass("second pass (steady)", hub)
+    for label in PASSES:
+        full_pass(label, hub)
     store_costs(hub)
 
 
@@ -334,42 +343,44 @@ def print_pass(label: str, result: PassResult, placements: int) -> None:
         )
 
 
-def worker_run(count: int, hub: Hub, database: str, log_dir: Path, tag: str) -> tuple[float, float]:
-    """Reset, start `count` workers, time a first and a second pass; answers their wall seconds."""
+def worker_run(count: int, hub: Hub, database: str, log_dir: Path, tag: str) -> list[float]:
+    """Reset, start `count` workers, time each of PASSES; answers their wall seconds."""
     reset(hub)
     app.control.purge()
     chunks = tasks.hub_chunks(hub.pk)
     chunk_count, placements = len(chunks), sum(map(len, chunks))
     workers = start_workers(count, database, log_dir, tag)
+    walls = []
     try:
         print(f"{count} worker(s), {chunk_count} chunks:")
-        first = timed_pass(hub, workers, chunk_count)
-        print_pass("first pass (all new)", first, placements)
-        second = timed_pass(hub, workers, chunk_count)
-        print_pass("second pass (steady)", second, placements)
+        for label in PASSES:
+            result = timed_pass(hub, workers, chunk_count)
+            print_pass(label, result, placements)
+            walls.append(result.seconds)
     finally:
         stop_workers(workers)
-    return first.seconds, second.seconds
+    return walls
 
 
 def with_workers(counts: list[int], rounds: int, database: str) -> None:
     if connection.vendor != "postgresql" or not os.environ.get("CELERY_BROKER_URL"):
         raise SystemExit("--workers needs DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL for the workers")
     hub = Hub.objects.get(name="bench")
-    walls: dict[int, list[tuple[float, float]]] = {count: [] for count in counts}
+    walls: dict[int, list[list[float]]] = {count: [] for count in counts}
     with tempfile.TemporaryDirectory(prefix="bench-reschedule-") as log_dir:
         for round_index in range(rounds):
             for count in counts:
                 walls[count].append(worker_run(count, hub, database, Path(log_dir), f"{round_index}-{count}"))
     medians = {
-        count: (statistics.median(f for f, _ in runs), statistics.median(s for _, s in runs))
+        count: [statistics.median(run[index] for run in runs) for index in range(len(PASSES))]
         for count, runs in walls.items()
     }
     base = medians[counts[0]]
-    print(f"\nworkers  first pass (median)  second pass (median)  speed-up vs {counts[0]} (first / second)")
-    for count, (first, second) in medians.items():
-        speed_up = f"{base[0] / first:5.2f}x / {base[1] / second:.2f}x"
-        print(f"{count:7} {first:18.1f} s {second:19.1f} s  {speed_up}")
+    print(f"\nmedian wall seconds per pass, and the speed-up vs {counts[0]} worker(s)")
+    print("workers  " + "  ".join(f"{label:>26}" for label in PASSES))
+    for count, seconds in medians.items():
+        cells = (f"{s:9.1f} s ({b / s:5.2f}x)" for s, b in zip(seconds, base, strict=True))
+        print(f"{count:7}  " + "  ".join(f"{cell:>26}" for cell in cells))
 
 
 def main() -> None:

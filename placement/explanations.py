@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.core.cache import cache
@@ -30,19 +32,33 @@ from placement.scheduler.record import ClusterRecord
 ROWS_TIMEOUT = 600
 
 
-def stored(result: OcmScheduleResult | FleetScheduleResult) -> tuple[dict[str, Any], bytes]:
-    """What a run stores: the report without its clusters, and the packed per-cluster record."""
-    report, record = result.to_explanation()
-    return report, record.pack()
+@dataclass(eq=False)
+class Explained:
+    """What a run stores: the report without its clusters, and the per-cluster record (None: a run that
+    failed, stored with an empty record). The record is packed only when the run is written: a run whose
+    digest is the stored one's is not written, and packing costs more than building the record."""
+
+    report: dict[str, Any]
+    record: ClusterRecord | None = None
+
+    @cached_property
+    def packed(self) -> bytes:
+        return b"" if self.record is None else self.record.pack()
+
+    @cached_property
+    def digest(self) -> str:
+        """The report and the record's columns (`ClusterRecord.digest`) as a short digest: two runs
+        that store the same have the same digest, so a run equal to the stored one need not be written
+        again."""
+        report = json.dumps(self.report, sort_keys=True, default=str).encode()
+        hashed = hashlib.blake2b(report, digest_size=16)
+        hashed.update(b"" if self.record is None else self.record.digest().encode())
+        return hashed.hexdigest()
 
 
-def digest(explained: tuple[Mapping[str, Any], bytes]) -> str:
-    """What a run stores (its report and packed record) as a short digest: two runs that store the same
-    have the same digest, so a run equal to the stored one need not be written again."""
-    report, packed = explained
-    hashed = hashlib.blake2b(json.dumps(report, sort_keys=True, default=str).encode(), digest_size=16)
-    hashed.update(packed)
-    return hashed.hexdigest()
+def stored(result: OcmScheduleResult | FleetScheduleResult) -> Explained:
+    """What a run stores: the report without its clusters, and the per-cluster record."""
+    return Explained(*result.to_explanation())
 
 
 def record(placement: Placement) -> ClusterRecord:

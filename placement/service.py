@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -72,8 +72,7 @@ FleetBinding = fleet.ClusterResourceBinding
 Actor = AbstractBaseUser | str | None
 # A placement's dashboard-owned decision rows (or bindings), and what a scheduler run reads of them.
 StoredRows = tuple[list[Any], tuple[Any, ...]]
-# What a run stores: the report without its clusters, and the packed per-cluster record.
-Explained = tuple[dict[str, Any], bytes]
+Explained = explanations.Explained
 
 FLEET_API_VERSION = "placement.kubernetes-fleet.io/v1beta1"
 SPEC_ACTION, CREATE_ACTION, DELETE_ACTION = "placement.spec", "placement.create", "placement.delete"
@@ -143,9 +142,15 @@ def forget_snapshots() -> None:
 
 
 def _snapshot_key(hub: Hub) -> tuple[Any, ...]:
-    version = HubInventoryVersion.objects.filter(hub_id=hub.pk).values_list("version", flat=True).first()
+    # Every scheduler run reads this one row by its primary key: written as SQL, since building the
+    # ORM's query cost several times running it (a tenth of a steady run's CPU at 10,000 clusters).
+    ops = connection.ops
+    table, version, key = map(ops.quote_name, (HubInventoryVersion._meta.db_table, "version", "hub_id"))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {version} FROM {table} WHERE {key} = %s", [hub.pk])
+        row = cursor.fetchone()
     # created tells a reused primary key apart
-    return (hub.pk, hub.created, version or 0)
+    return (hub.pk, hub.created, row[0] if row else 0)
 
 
 # A catch-up reloading more inputs than this share of the snapshot's objects builds it again instead.
@@ -677,7 +682,7 @@ class Planned:
 def unchanged_run(stored: _Stored, status: Mapping[str, Any], explained: Explained) -> bool:
     """Whether a run that writes no decision rows and records no events, and stores `status` and
     `explained`, would store what `stored` holds (its digest, not the blobs, compared)."""
-    return dict(status) == stored.status and explanations.digest(explained) == stored.digest
+    return dict(status) == stored.status and explained.digest == stored.digest
 
 
 def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: datetime) -> Planned:
@@ -695,12 +700,11 @@ def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: dat
 
 def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stored) -> Planned:
     selected = placement.family.selected(stored.rows)
-    explained: Explained = ({"error": error}, b"")
+    explained = Explained({"error": error})
     outcome = Outcome(selected, selected, changed_decisions=False)
 
     def write() -> Outcome:
-        placement.explanation, placement.cluster_record = explained
-        placement.run_digest = explanations.digest(explained)
+        _store_explained(placement, explained)
         placement.last_scheduled_at = now
         fields = ["explanation", "cluster_record", "run_digest", "last_scheduled_at", "updated"]
         placement.save(update_fields=fields)
@@ -709,9 +713,13 @@ def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stor
     return Planned(write, outcome if unchanged_run(stored, stored.status, explained) else None)
 
 
+def _store_explained(placement: Placement, explained: Explained) -> None:
+    placement.explanation, placement.cluster_record = explained.report, explained.packed
+    placement.run_digest = explained.digest
+
+
 def _save_run(placement: Placement, explained: Explained, now: datetime) -> None:
-    placement.explanation, placement.cluster_record = explained
-    placement.run_digest = explanations.digest(explained)
+    _store_explained(placement, explained)
     placement.last_scheduled_at = now
     fields = ["explanation", "cluster_record", "run_digest", "last_scheduled_at", "status", "updated"]
     placement.save(update_fields=fields)
@@ -720,7 +728,7 @@ def _save_run(placement: Placement, explained: Explained, now: datetime) -> None
 def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Planned:
     """Hub-owned: explain, never decide. The selection is what the hub's own objects say."""
     result, error = _schedule_or_error(placement, parsed, snapshot, now)
-    explained = explanations.stored(result) if result is not None else ({"error": error}, b"")
+    explained = explanations.stored(result) if result is not None else Explained({"error": error})
     selected = placement.family.observed_selection(placement, snapshot)
 
     def write() -> Outcome:

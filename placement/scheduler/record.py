@@ -26,6 +26,7 @@ every column in the same order, `rank` as the row numbers it is) and unpacking s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import zlib
@@ -90,6 +91,11 @@ class NameTable:
 
     names: tuple[str, ...]
     packed: bytes
+
+    @cached_property
+    def digest(self) -> bytes:
+        """A digest of the packed table: every record of a run on the inventory hashes the table, once."""
+        return hashlib.blake2b(self.packed, digest_size=16).digest()
 
 
 # The first character of a front-coded table's text; a table written before starts with a name.
@@ -279,6 +285,40 @@ class ClusterRecord:
         return cls.from_columns(columns)
 
     # --- stored
+
+    def digest(self) -> str:
+        """A short digest of the columns themselves, equal for two records that pack to the same bytes
+        and cheap next to packing (no compression): a run whose digest is the stored one's need not be
+        packed at all. Each column adds its key, its layout and its arrays' bytes with their dtypes, as
+        packing shrinks them (integers in their smallest type, flags as bits): hashing is the cost."""
+        hashed = hashlib.blake2b(digest_size=16)
+
+        def add(*parts: object) -> None:
+            for part in parts:
+                if isinstance(part, np.ndarray):
+                    small = np.packbits(part) if part.dtype == bool else _smallest(part)
+                    hashed.update(f"{part.dtype.str}{small.dtype.str}:{len(part)};".encode())
+                    hashed.update(small.tobytes())
+                else:
+                    hashed.update(json.dumps(part).encode() + b";")
+
+        for key, column in self.columns.items():
+            if isinstance(column, dict):
+                add(key, "group", list(column))
+                for ints in column.values():
+                    add(ints.values, ints.present)
+            elif isinstance(column, Ints):
+                add(key, "ints", column.values, column.present)
+            elif isinstance(column, Reasons):
+                add(key, "reasons", column.texts, column.codes)
+            elif isinstance(column, np.ndarray):
+                add(key, "flags", column)
+            elif isinstance(column, Positions):
+                add(key, "table", column.order)
+                hashed.update(column.table.digest)
+            else:
+                add(key, "names", column)
+        return hashed.hexdigest()
 
     def pack(self) -> bytes:
         """The record as compressed bytes: a JSON header naming each column's layout, then the arrays; then

@@ -166,8 +166,8 @@ def pick_fixed(user: User) -> Placement:
         namespace="",
         name="web",
         spec=spec,
-        explanation=stored[0],
-        cluster_record=stored[1],
+        explanation=stored.report,
+        cluster_record=stored.packed,
     )
     ClusterResourceBindingFactory(placement=placement, target="m-07")
     grant(user, placement)

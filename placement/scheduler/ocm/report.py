@@ -6,10 +6,11 @@ reconcile at 10,000 clusters does not build 10,000 dicts nobody reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 
 # how far a cluster got through one reconcile
 OUTSIDE, DELETING, PREDICATE, TAINT, HALTED, SCORED = range(6)
+_TAINTS = attrgetter("taints")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,33 +212,48 @@ class OcmScheduleResult:
             return f"not scheduled: the placement is {status.code} ({status.plugin}:{status.message})"
         return self._outside_reason()
 
-    def _reasons(self, positions: list[int]) -> Iterator[str | None]:
-        """`_filtered_by` of these positions, each distinct reason computed once: a taint reason depends
-        only on the cluster's taints and whether it is decided, a predicate reason on the cluster's own
-        labels and claims, and every other stage gives all its clusters one reason. Taints are told
-        apart by their tuple object, not its content: the parser gives clusters with equal taints one
-        shared tuple (hashing every cluster's taints here cost more than the rest of the record), and
-        clusters whose equal taints are separate tuples just compute the same reason more than once."""
-        stages = self._stage_list
-        decided = self.inventory.decided_cluster_names(*self.placement.key)
-        taint_reasons: dict[tuple[int, bool], str | None] = {}
-        stage_reasons: dict[int, str | None] = {}
-        for position in positions:
-            stage = stages[position]
+    def _reason_column(self, positions: np.ndarray) -> Reasons:
+        """`_filtered_by` of these positions as a reason column (texts in first-seen order, as
+        `Reasons.of` numbers them), each distinct reason computed once: a taint reason depends only on
+        the cluster's taints and whether it is decided, a predicate reason on the cluster's own labels
+        and claims, and every other stage gives all its clusters one reason, set for all at once. Taints
+        are told apart by their tuple object, not its content: the parser gives clusters with equal
+        taints one shared tuple (hashing every cluster's taints here cost more than the rest of the
+        record), and clusters whose equal taints are separate tuples just compute the same reason more
+        than once; the tuples' identities are grouped as an array, hundreds of tainted clusters sharing
+        a reason or two in a fleet."""
+        stages = self._stages[positions]
+        found: dict[str, int] = {}
+        keys = np.full(len(positions), -1, dtype=np.int64)
+
+        def key(text: str | None) -> int:
+            return -1 if text is None else found.setdefault(text, len(found))
+
+        for stage in np.unique(stages).tolist():
+            at = np.flatnonzero(stages == stage)
             if stage == SCORED:
-                yield None
-            elif stage == PREDICATE:
-                yield self._filtered_by(position)
+                continue
+            if stage == PREDICATE:
+                keys[at] = [key(self._filtered_by(p)) for p in positions[at].tolist()]
             elif stage == TAINT:
-                cluster = self.inventory.clusters[position]
-                key = (id(cluster.taints), cluster.name in decided)
-                if key not in taint_reasons:
-                    taint_reasons[key] = self._filtered_by(position)
-                yield taint_reasons[key]
+                tainted = positions[at]
+                clusters = map(self.inventory.clusters.__getitem__, tainted.tolist())
+                taints = np.fromiter(map(id, map(_TAINTS, clusters)), dtype=np.uint64, count=len(tainted))
+                decided = self.inventory.decided_mask(*self.placement.key)[tainted]
+                kinds = np.unique(taints, return_inverse=True)[1].reshape(-1) * 2 + decided
+                _, first, group = np.unique(kinds, return_index=True, return_inverse=True)
+                codes = [key(self._filtered_by(p)) for p in tainted[first].tolist()]
+                keys[at] = np.asarray(codes, dtype=np.int64)[group.reshape(-1)]
             else:
-                if stage not in stage_reasons:
-                    stage_reasons[stage] = self._filtered_by(position)
-                yield stage_reasons[stage]
+                keys[at] = key(self._filtered_by(int(positions[at[0]])))
+        # number the texts in the order their first cluster is listed
+        texts = list(found)
+        listed = keys >= 0
+        order = np.unique(keys[listed], return_index=True)[1] if listed.any() else np.zeros(0, dtype=np.int64)
+        firsts = keys[listed][np.sort(order)]
+        renumbered = np.full(len(texts) + 1, -1, dtype=np.int64)  # the last entry: None stays -1
+        renumbered[firsts] = np.arange(len(firsts))
+        return Reasons([texts[k] for k in firsts.tolist()], renumbered[keys])
 
     def _outside_reason(self) -> str:
         namespace = self.placement.namespace
@@ -313,7 +330,7 @@ class OcmScheduleResult:
                 scores[name] = Ints(values, present)
             totals[:count] = outcome.totals
         # ranked clusters passed every filter
-        filtered = Reasons.of(self._reasons(unranked.tolist()))
+        filtered = self._reason_column(unranked)
         ranked_here = np.zeros(rows, dtype=bool)
         ranked_here[:count] = True
         record = ClusterRecord(
