@@ -654,6 +654,16 @@ class _Stored:
         )
 
 
+def owned_rows(model: type[M], placements: Sequence[Placement]) -> dict[int, list[M]]:
+    """Each placement's dashboard-owned rows of `model` (its PlacementDecisions or ClusterResourceBindings)
+    by placement id, in one query, in the order they were created."""
+    found: dict[int, list[M]] = {placement.pk: [] for placement in placements}
+    rows = model._default_manager.filter(placement__in=list(found), owner=Owner.DASHBOARD)
+    for row in rows.order_by("pk"):
+        found[row.placement_id].append(row)  # type: ignore[attr-defined]
+    return found
+
+
 def read_stored(placements: Sequence[Placement]) -> dict[int, _Stored]:
     """What `reschedule` reads of these placements (their fields as read from their rows, their rows in
     one query per family), by id: the first attempt's read of a full reschedule's chunk."""

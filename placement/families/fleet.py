@@ -201,37 +201,20 @@ class FleetFamily:
         *,
         spec: Mapping[str, Any] | None = None,
     ) -> FleetScheduleResult:
-        try:
-            return self._cycle(placement, parsed, snapshot, now, spec)
-        except fleet.SchedulingError as exc:
-            raise ManifestError("spec.policy", str(exc)) from None
-
-    def _cycle(
-        self,
-        placement: Placement,
-        parsed: fleet.ClusterResourcePlacement,
-        snapshot: service.HubSnapshot,
-        now: datetime,
-        spec: Mapping[str, Any] | None = None,
-    ) -> FleetScheduleResult:
-        """One scheduling cycle over the snapshot's bindings; raises `SchedulingError` where upstream
-        aborts it."""
         bindings = snapshot.bindings.get(placement.name, ())
         index, _ = policy_snapshot(placement, bindings, spec)
-        return schedule_crp(
-            parsed, snapshot.fleet, bindings, now, policy_snapshot_name=f"{placement.name}-{index}"
-        )
+        try:
+            return schedule_crp(
+                parsed, snapshot.fleet, bindings, now, policy_snapshot_name=f"{placement.name}-{index}"
+            )
+        except fleet.SchedulingError as exc:
+            raise AbortedCycle(exc) from None
 
     def stored_rows(self, placements: Sequence[Placement]) -> dict[int, service.StoredRows]:
         """Each placement's dashboard-owned ClusterResourceBindings and what a scheduler run reads of them."""
-        found: dict[int, list[ClusterResourceBinding]] = {placement.pk: [] for placement in placements}
-        rows = ClusterResourceBinding.objects.filter(placement__in=list(found), owner=Owner.DASHBOARD)
-        for row in rows.order_by("pk"):
-            assert row.placement_id is not None  # rows of these placements
-            found[row.placement_id].append(row)
         return {
             pk: (bindings, tuple((r.pk, r.name, r.labels, r.annotations, r.spec, r.status) for r in bindings))
-            for pk, bindings in found.items()
+            for pk, bindings in service.owned_rows(ClusterResourceBinding, placements).items()
         }
 
     def selected(self, rows: Iterable[ClusterResourceBinding]) -> list[str]:
@@ -253,8 +236,8 @@ class FleetFamily:
         snapshot.bindings[placement.name] = own
         before = bound_clusters(own)
         try:
-            fleet_result = self._cycle(placement, parsed, snapshot, now)
-        except fleet.SchedulingError as exc:
+            fleet_result = self.schedule(placement, parsed, snapshot, now)
+        except AbortedCycle as exc:
             return _aborted(placement, exc, rows, snapshot, stored, now)
         explained = explanations.stored(fleet_result)
         index, digest = policy_snapshot(placement, own)
@@ -406,9 +389,18 @@ def parse_stored(placement: Placement) -> fleet.ClusterResourcePlacement:
     return parse_cluster_resource_placement(service.manifest(placement), service.ignore_notes)
 
 
+class AbortedCycle(ManifestError):
+    """A scheduling cycle KubeFleet's scheduler aborts (a plugin error), as a policy error; `written` holds
+    the bindings it wrote before the failing step."""
+
+    def __init__(self, error: fleet.SchedulingError) -> None:
+        super().__init__("spec.policy", str(error))
+        self.written = error.written
+
+
 def _aborted(
     placement: Placement,
-    error: fleet.SchedulingError,
+    error: AbortedCycle,
     rows: dict[str, ClusterResourceBinding],
     snapshot: service.HubSnapshot,
     stored: service._Stored,
@@ -417,7 +409,7 @@ def _aborted(
     """A cycle upstream aborts: the error is the run's explanation and no condition changes, but the
     bindings the cycle wrote before the failing step (dangling ones marked Unscheduled, earlier topology
     cycles' picks) stay written, as KubeFleet's scheduler leaves them."""
-    failed = service._error_writer(placement, str(error), now, stored)
+    failed = service._error_writer(placement, error.message, now, stored)
     written = [binding for binding in error.written if not _holds(rows.get(binding.name), binding)]
     if not written:
         return failed

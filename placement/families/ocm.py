@@ -251,14 +251,9 @@ class OcmFamily:
 
     def stored_rows(self, placements: Sequence[Placement]) -> dict[int, service.StoredRows]:
         """Each placement's dashboard-owned PlacementDecisions and what a scheduler run reads of them."""
-        found: dict[int, list[PlacementDecision]] = {placement.pk: [] for placement in placements}
-        rows = PlacementDecision.objects.filter(placement__in=list(found), owner=Owner.DASHBOARD)
-        for row in rows.order_by("pk"):
-            assert row.placement_id is not None  # rows of these placements
-            found[row.placement_id].append(row)
         return {
             pk: (decisions, tuple((r.pk, r.name, r.labels, r.decisions) for r in decisions))
-            for pk, decisions in found.items()
+            for pk, decisions in service.owned_rows(PlacementDecision, placements).items()
         }
 
     def selected(self, rows: Iterable[PlacementDecision]) -> list[str]:
