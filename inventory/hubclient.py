@@ -276,14 +276,8 @@ class HubClient:
         """
         what = f"hub {self.hub.name}: list {kind.plural}"
         try:
-            response = self.api.list_cluster_custom_object(
-                kind.group,
-                kind.version,
-                kind.plural,
-                limit=limit,
-                _continue=continue_token or None,
-                _request_timeout=self.timeout,
-                _preload_content=False,
+            response = self._raw_list(
+                kind, limit=limit, _continue=continue_token or None, _request_timeout=self.timeout
             )
             try:
                 body = decode(response.data)
@@ -299,6 +293,13 @@ class HubClient:
         metadata = body.get("metadata") or {}
         return Page(
             body.get("items") or [], metadata.get("continue") or "", metadata.get("resourceVersion") or ""
+        )
+
+    def _raw_list(self, kind: Kind, **params: Any) -> Any:
+        """A cluster-wide list or watch of `kind` answered as the raw response (its body not decoded by
+        the client: `decode` reads it)."""
+        return self.api.list_cluster_custom_object(
+            kind.group, kind.version, kind.plural, _preload_content=False, **params
         )
 
     def list_pages(self, kind: Kind, limit: int = 500) -> Iterator[Page]:
@@ -329,16 +330,13 @@ class HubClient:
         """
         what = f"hub {self.hub.name}: watch {kind.plural}"
         try:
-            response = self.api.list_cluster_custom_object(
-                kind.group,
-                kind.version,
-                kind.plural,
+            response = self._raw_list(
+                kind,
                 watch=True,
                 resource_version=resource_version,
                 allow_watch_bookmarks=True,
                 timeout_seconds=timeout_seconds,
                 _request_timeout=(self.timeout[0], timeout_seconds + self.timeout[1]),
-                _preload_content=False,
             )
         except Exception as exc:  # noqa: BLE001 - classified like list errors
             raise classify(exc, what) from exc
