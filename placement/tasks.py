@@ -374,11 +374,13 @@ def describe(changes: HubChanges) -> str:
 
 
 def affected(changes: HubChanges) -> list[int]:
-    """Ids of the hub's placements the change re-queues."""
+    """Ids of the hub's placements the change re-queues, in the order they were created: without an
+    order PostgreSQL answers in the rows' physical order, which every write of a row (its pending marker)
+    moves, and their runs would be queued in a different order each time."""
     requeue = requeued(changes)
     if not requeue:
         return []
-    placements = Placement.objects.filter(hub_id=changes.hub_id)
+    placements = Placement.objects.filter(hub_id=changes.hub_id).order_by("pk")
     rows = placements.values_list("pk", "kind", "namespace", "name")
     return [pk for pk, *key in rows if tuple(key) in requeue.placements]
 
