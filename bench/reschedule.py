@@ -55,7 +55,6 @@ from fleetui.celery import app  # noqa: E402
 from inventory.models import Hub, ManagedClusterSetBinding  # noqa: E402
 from placement import explanations, service, tasks  # noqa: E402
 from placement.models import (  # noqa: E402
-    ClusterResourceBinding,
     DecisionChange,
     Owner,
     Placement,
@@ -298,10 +297,8 @@ def stop_workers(workers: list[Worker]) -> None:
 
 
 def reset(hub: Hub) -> None:
-    """Back to the seeded state: no decisions or CRP bindings, events, history or stored runs (a run
-    finding the bindings of an earlier worker count changes none of them, and rolls nothing out)."""
+    """Back to the seeded state: no decisions, events, history or stored runs."""
     PlacementDecision.objects.filter(hub=hub).delete()
-    ClusterResourceBinding.objects.filter(placement__hub=hub, owner=Owner.DASHBOARD).delete()
     PlacementEvent.objects.filter(placement__hub=hub).delete()
     DecisionChange.objects.filter(placement__hub=hub).delete()
     Placement.objects.filter(hub=hub).update(
