@@ -75,6 +75,9 @@ WORKER_START_TIMEOUT = 300.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # the line `placement.tasks.reschedule_chunk` logs when a chunk is done
 CHUNK_LINE = re.compile(r"chunk of (\d+) placements in ([\d.]+) s \(snapshot ([\d.]+) s\)")
+# the line a worker logs for every task it finished, and the tasks of the pass itself
+TASK_LINE = re.compile(r"Task ([\w.]+)\[[^\]]+\] succeeded in ([\d.]+)s")
+PASS_TASKS = ("placement.tasks.reschedule_hub", "placement.tasks.reschedule_chunk")
 
 
 def seed_placements(count: int, scope: str, rng: random.Random) -> None:
@@ -194,11 +197,17 @@ class Worker:
         path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
         return [int(pid) for pid in path.read_text().split()] if path.exists() else []
 
-    def new_chunks(self) -> list[tuple[int, float, float]]:
-        """(placements, seconds, snapshot seconds) of the chunks logged since the last call."""
+    def new_lines(self) -> tuple[list[tuple[int, float, float]], dict[str, list[float]]]:
+        """Since the last call: (placements, seconds, snapshot seconds) of the chunks logged, and the
+        seconds of each other task the worker finished meanwhile by name (a dashboard-owned CRP's rolling
+        update rounds, queued as a reschedule changes its bindings, take the same worker)."""
         text = self.log.read_text(errors="replace")
         fresh, self.read_to = text[self.read_to :], len(text)
-        return [(int(n), float(s), float(snap)) for n, s, snap in CHUNK_LINE.findall(fresh)]
+        others: dict[str, list[float]] = {}
+        for name, seconds in TASK_LINE.findall(fresh):
+            if name not in PASS_TASKS:
+                others.setdefault(name.rsplit(".", 1)[-1], []).append(float(seconds))
+        return [(int(n), float(s), float(snap)) for n, s, snap in CHUNK_LINE.findall(fresh)], others
 
 
 @dataclass
@@ -207,6 +216,8 @@ class PassResult:
     cpu: tuple[float, float]  # seconds used by the workers, by their PostgreSQL backends
     load: float  # the machine's 1-minute load average at the end
     chunks: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)
+    # per worker: the seconds of the other tasks it finished during the pass, by task name
+    others: dict[str, dict[str, list[float]]] = field(default_factory=dict)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -320,7 +331,10 @@ def timed_pass(hub: Hub, workers: list[Worker], chunk_count: int) -> PassResult:
     result = PassResult(seconds, meter.used(), os.getloadavg()[0])
     while sum(len(chunks) for chunks in result.chunks.values()) < chunk_count:
         for worker in workers:
-            result.chunks.setdefault(worker.name, []).extend(worker.new_chunks())
+            chunks, others = worker.new_lines()
+            result.chunks.setdefault(worker.name, []).extend(chunks)
+            for task, times in others.items():
+                result.others.setdefault(worker.name, {}).setdefault(task, []).extend(times)
         time.sleep(0.1)
     return result
 
@@ -341,6 +355,8 @@ def print_pass(label: str, result: PassResult, placements: int) -> None:
             f"    {name:16} {len(chunks):3} chunks {placements:5} placements {busy:6.1f} s busy"
             f"   snapshot {snapshot:4.2f} s (largest {max((snap for *_, snap in chunks), default=0):.2f} s)"
         )
+        for task, seconds in sorted(result.others.get(name, {}).items()):
+            print(f"    {'':16} and {len(seconds):5} {task} tasks {sum(seconds):6.1f} s busy")
 
 
 def worker_run(count: int, hub: Hub, database: str, log_dir: Path, tag: str) -> list[float]:

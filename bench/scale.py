@@ -21,8 +21,11 @@ report every `--heartbeat-seconds` (a steady clusters/period writes a second). I
    the watcher stored, HubInventoryVersion bumps and reschedule tasks run: the last two must be 0);
 4. `--changes` label and taint changes written on the hub, one at a time, each to a cluster an OCM
    Placement selects (its add-on label set to unhealthy, or a NoSelect taint): the latency from the hub
-   write to that placement's stored decision without the cluster, p50/p95; each change is undone and
-   the placements settle before the next (no change starts after `--change-minutes`);
+   write to that placement's stored decision without the cluster, p50/p95; each change is undone, and
+   the changes come as a stream, one every `--change-minutes` / `--changes` (or as soon as the last
+   one's decision and undo are stored, if later), without waiting for the runs of the earlier ones to
+   settle: the workers are still busy with them, as a user would find them (the runs still owed at
+   each change are printed);
 5. pages through Django's test client as a user with the view role on `global`: the detail and scores
    pages of a placement over `global`, what-if warm, and the first what-if after a hub change (the
    change stored by the watcher, this process's snapshot then stale), p50/p95;
@@ -367,12 +370,14 @@ def change_phase(hub: RemoteHub, changes: int, minutes: float, rng: random.Rando
         ).order_by("pk")
     )
     latencies: dict[str, list[float]] = {"label": [], "taint": []}
-    deadline = time.monotonic() + minutes * 60
+    owed: list[int] = []
+    wait(settled, SETTLE_TIMEOUT, "the placements to settle", period=0.5)
+    start, interval = time.monotonic(), minutes * 60 / max(1, changes)
     for index in range(changes):
-        if time.monotonic() > deadline:
+        if time.monotonic() > start + minutes * 60:
             print(f"  stopped after {index} changes: --change-minutes {minutes:g} is over")
             break
-        wait(settled, SETTLE_TIMEOUT, "the placements to settle", period=0.5)
+        time.sleep(max(0.0, start + index * interval - time.monotonic()))
         placement = rng.choice(candidates)
         chosen = selected(placement)
         if not chosen:
@@ -380,6 +385,7 @@ def change_phase(hub: RemoteHub, changes: int, minutes: float, rng: random.Rando
         name, what = rng.choice(sorted(chosen)), ("label", "taint")[index % 2]
         predicate = placement.spec["predicates"][0]["requiredClusterSelector"]["labelSelector"]["matchLabels"]
         change, undo = change_bodies(hub, name, next(iter(predicate)) if what == "label" else None)
+        owed.append(Placement.objects.filter(hub__name=HUB, reschedule_pending_since__isnull=False).count())
         sent = time.time()
         hub.call("store.patch", "ManagedCluster", name, change)
         decided = wait(
@@ -387,7 +393,14 @@ def change_phase(hub: RemoteHub, changes: int, minutes: float, rng: random.Rando
         )
         latencies[what].append(decided - sent)
         write_and_wait_stored(hub, name, undo)
+    # the pages are timed on a quiet system, as before the stream
+    wait(settled, SETTLE_TIMEOUT, "the placements to settle", period=0.5)
     both = latencies["label"] + latencies["taint"]
+    if owed:
+        print(
+            f"  reschedules still owed when each change was written: median {statistics.median(owed):g}, "
+            f"most {max(owed)}"
+        )
     for what, values in latencies.items():
         p50, p95 = percentiles(values)
         print(f"  {what} changes: {len(values)}, p50 {p50:.2f} s, p95 {p95:.2f} s")

@@ -299,6 +299,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
 # worker that was stopped for a while does not come back to a backlog of identical runs.
 for _entry in CELERY_BEAT_SCHEDULE.values():
     _entry.setdefault("options", {}).setdefault("expires", _entry["schedule"])
+# Every task at this Redis priority step (0 is popped first, 9 last), so a hub change's leading reschedules
+# (placement.tasks.LEADING_PRIORITY) overtake all queued work and the runs it cannot alter follow it.
+CELERY_TASK_DEFAULT_PRIORITY = 3
 # acks_late tasks (the hub sync) are re-delivered if a worker dies; one task at a time per process.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A full reschedule (resync) is split into chunks of at most this many placements, one task each, and

@@ -41,34 +41,40 @@ PENDING_GRACE_SECONDS = 10.0
 SWEEP_LIMIT = 500
 # Placement ids per compare-and-set UPDATE of the queued markers (below SQLite's bound on parameters).
 MARKER_CHUNK = 500
-# The Redis transport pops priority 0 (a message's default) first and 9 last: runs a change cannot
-# alter wait behind every other task.
-FIRST_PRIORITY, LATER_PRIORITY = 0, 9
+# The Redis transport pops the lowest priority first (its steps 0, 3, 6 and 9). Every task goes at
+# settings CELERY_TASK_DEFAULT_PRIORITY between these: a change's leading runs ahead of all other work,
+# so they never wait behind the runs of earlier changes, and the runs it cannot alter behind all of it.
+LEADING_PRIORITY, LATER_PRIORITY = 0, 9
 PERIODIC_RESYNC = "periodic resync"
 
 
-def request_reschedule(placement_ids: list[int], trigger: str, later: Collection[int] = ()) -> list[int]:
+def request_reschedule(
+    placement_ids: list[int], trigger: str, later: Collection[int] = (), *, lead: bool = False
+) -> list[int]:
     """Queue one reschedule per placement unless one is already queued; answers the ids queued now.
 
     The markers (`Placement.reschedule_queued_at`) are taken with a compare-and-set UPDATE of them all and
     cleared when each run starts, so changes arriving during a run queue the next one; the messages go
     to the broker in one batch. The runs of `later` are queued at the lowest priority, so the workers
     take the others first; a run queued so does not hold back one requested without `later`, which is
-    queued too (the run queued for later then finds nothing new). A run that cannot be queued (the broker
-    is down) or, in-process, fails is logged and left pending (`mark_pending`) for
-    `sweep_pending_reschedules`.
+    queued too (the run queued for later then finds nothing new). With `lead` the runs (of placements
+    not in `later`) go at the highest priority, ahead of every queued task, and are queued even when a
+    run of the placement is queued already: that run may wait behind the backlog of earlier changes.
+    A run that cannot be queued (the broker is down) or, in-process, fails is logged and left pending
+    (`mark_pending`) for `sweep_pending_reschedules`.
     """
     now, later = timezone.now(), set(later)
     ordered = []
     for deferred in (False, True):
         ids = [pk for pk in placement_ids if (pk in later) == deferred]
-        taken = _take_markers(ids, now, later=deferred)
+        taken = _take_markers(ids, now, later=deferred, lead=lead and not deferred)
         ordered += [pk for pk in ids if pk in taken]
+    first = LEADING_PRIORITY if lead else settings.CELERY_TASK_DEFAULT_PRIORITY
     queued, failed = [], []
     try:
         with _publishing() as producer:
             for placement_id in ordered:
-                priority = LATER_PRIORITY if placement_id in later else FIRST_PRIORITY
+                priority = LATER_PRIORITY if placement_id in later else first
                 try:
                     reschedule_placement.apply_async(
                         (placement_id, trigger), producer=producer, priority=priority
@@ -91,14 +97,18 @@ def request_reschedule(placement_ids: list[int], trigger: str, later: Collection
     return queued
 
 
-def _take_markers(placement_ids: list[int], now: datetime, later: bool) -> set[int]:
+def _take_markers(placement_ids: list[int], now: datetime, later: bool, lead: bool = False) -> set[int]:
     """Set the queued marker of each placement whose marker is free (none, or older than QUEUED_TTL), or,
-    unless `later`, held by a run queued for later; one UPDATE ... RETURNING per MARKER_CHUNK ids, so
-    two requests never both take a marker. Answers the ids taken."""
+    unless `later`, held by a run queued for later, or, when `lead`, held by any run; one UPDATE ...
+    RETURNING per MARKER_CHUNK ids, so two requests never both take a marker. Answers the ids taken."""
     ops = connection.ops
     table = ops.quote_name(Placement._meta.db_table)
     key, column, flag = map(ops.quote_name, ("id", "reschedule_queued_at", "reschedule_queued_later"))
-    free = f"{column} IS NULL OR {column} < %s" + ("" if later else f" OR {flag}")
+    free = f"{column} IS NULL OR {column} < %s"
+    if lead:
+        free += f" OR {column} IS NOT NULL"
+    elif not later:
+        free += f" OR {flag}"
     taken: set[int] = set()
     with connection.cursor() as cursor:
         for start in range(0, len(placement_ids), MARKER_CHUNK):
@@ -400,11 +410,13 @@ def record_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> 
 def on_hub_changes(sender: object, hub_changes: HubChanges, **_: object) -> None:
     """Receiver of `hub_changed`, once the rows are committed: queue the affected placements, those
     whose decisions hold a changed cluster first of all and those whose decisions the change cannot alter
-    after the others (`placement.urgency`). The leading runs are sent to the broker on their own, so the
-    workers take them while the others are being sent (hundreds of messages take about a second)."""
+    after the others (`placement.urgency`). The leading runs are sent to the broker on their own, ahead
+    of the runs earlier changes queued, so the workers take them while the others are being sent
+    (hundreds of messages take about a second)."""
     if ids := affected(hub_changes):
         order, trigger = urgency.order(hub_changes, ids), describe(hub_changes)
         leading, others = order.split(ids)
-        for batch, later in ((leading, frozenset[int]()), (others, order.later)):
-            if batch:
-                request_reschedule(batch, trigger, later=later)
+        if leading:
+            request_reschedule(leading, trigger, lead=True)
+        if others:
+            request_reschedule(others, trigger, later=order.later)

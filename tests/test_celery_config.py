@@ -56,3 +56,9 @@ def test_the_visibility_timeout_is_configurable() -> None:
         [sys.executable, "-c", probe], env=environ, capture_output=True, text=True, timeout=60
     )
     assert result.stdout.strip() == "{'visibility_timeout': 7200}", result.stderr
+
+
+def test_every_task_is_queued_behind_the_leading_reschedules_and_ahead_of_the_later_ones() -> None:
+    ours = [task for name, task in app.tasks.items() if name.startswith(("inventory.", "placement."))]
+    leading, later = placement.tasks.LEADING_PRIORITY, placement.tasks.LATER_PRIORITY
+    assert all(leading < task.priority < later for task in ours)

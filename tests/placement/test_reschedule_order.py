@@ -153,9 +153,9 @@ def test_the_runs_of_the_placements_holding_a_tainted_cluster_lead_the_others(
     batches: list[list[int]] = []
     request = tasks.request_reschedule
 
-    def sent(placement_ids: list[int], trigger: str, later: Any = ()) -> list[int]:
+    def sent(placement_ids: list[int], trigger: str, later: Any = (), **how: Any) -> list[int]:
         batches.append(list(placement_ids))
-        return request(placement_ids, trigger, later)
+        return request(placement_ids, trigger, later, **how)
 
     monkeypatch.setattr(tasks, "request_reschedule", sent)
 
@@ -248,3 +248,54 @@ def test_a_change_that_selects_a_cluster_overtakes_the_runs_an_earlier_change_pu
     gold = reschedules.index(ours["gold"].pk)
     assert gold < min(reschedules.index(pk) for pk in spares)
     assert second in selected(ours["gold"])
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_the_leading_runs_of_a_change_overtake_the_runs_an_earlier_change_queued_first(
+    broker_url: str,
+    database_url: str,
+    demo_hub: DemoHub,
+    monkeypatch: pytest.MonkeyPatch,
+    reschedules: list[int],
+) -> None:
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    hub = synced_demo_hub_row(demo_hub)
+    ours = placements(hub)
+    editor = placement_role(hub, ("default",), username="holder")
+    ours["holder"] = service.create_placement(
+        kind=Placement.Kind.PLACEMENT,
+        hub=hub,
+        namespace="default",
+        name="holder",
+        spec={**GLOBAL, "numberOfClusters": 1},
+        actor=editor,
+    )
+    [held] = selected(ours["holder"])
+    store = demo_hub.store
+    labelled = next(
+        n
+        for n in store.names("ManagedCluster")
+        if n != held and not store.get("ManagedCluster", n)["spec"].get("taints")
+    )
+    app.control.purge()  # messages of other runs (and of the initial sync) are not this test's
+    # queued before any worker runs: the first change lets gold take a cluster (gold and cel go first,
+    # the holder and the spares after them); the second taints the holder's cluster, which makes the
+    # holder's run lead
+    patch_cluster(hub, demo_hub, labelled, {"metadata": {"labels": {"tier": "gold"}}})
+    taint = {"key": "fleetui.io/drain", "effect": "NoSelect"}
+    patch_cluster(hub, demo_hub, held, {"spec": {"taints": [taint]}})
+
+    spares = {ours[f"spare-{n}"].pk for n in range(SPARES)}
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        deadline = time.monotonic() + 60
+        while not spares | {ours["holder"].pk} <= set(reschedules):
+            assert time.monotonic() < deadline, "the runs put after the others never ran"
+            time.sleep(0.05)
+
+    holder, gold, cel = (reschedules.index(ours[name].pk) for name in ("holder", "gold", "cel"))
+    assert holder < min(gold, cel)
+    # the rest keep their order: what the first change may alter before what it cannot
+    assert max(gold, cel) < min(reschedules.index(pk) for pk in spares)
+    assert held not in selected(ours["holder"])
+    assert labelled in selected(ours["gold"])
