@@ -177,9 +177,12 @@ def _bindings_to(set_ids: SetIds, hub: Any, namespace: Any) -> QuerySet[ManagedC
     )
 
 
-def populated_sets_of(set_ids: SetIds, hub: Any) -> QuerySet[ClusterSetMembership]:
-    """Members of the sets that are on `hub` (a value or an OuterRef)."""
-    return ClusterSetMembership.objects.filter(cluster_set_id__in=set_ids, cluster_set__hub_id=hub)
+def populated_sets_of(set_ids: SetIds, hub: Any) -> QuerySet[ManagedClusterSet]:
+    """The sets that are on `hub` (a value or an OuterRef) and have a member. Read from the user's few
+    sets to their first member, by the membership index: the other way round, PostgreSQL scanned every
+    membership of the fleet (150,000 rows at 50,000 clusters) to find that the user holds none."""
+    members = ClusterSetMembership.objects.filter(cluster_set_id=OuterRef("pk"))
+    return ManagedClusterSet.objects.filter(Exists(members), pk__in=set_ids, hub_id=hub)
 
 
 def namespaced_access(held: Held, hub: Any, namespace: Any) -> Q:

@@ -64,7 +64,9 @@ class ReadOnlyPlacement(PermissionDenied):
 
 
 def _placement_rule(held: roles.Held) -> Q:
-    rules = (Q(family.access_rule(held), kind=family.kind) for family in families.all_families())
+    # the kind first: PostgreSQL keeps the order of the terms of an AND inside an OR, so a placement of
+    # the other family never runs this family's subqueries
+    rules = (Q(kind=family.kind) & Q(family.access_rule(held)) for family in families.all_families())
     return functools.reduce(operator.or_, rules)
 
 

@@ -103,8 +103,7 @@ class ScoreTable:
             positions = np.flatnonzero(ranked)
             first = positions[np.argsort(self.ranks[positions], kind="stable")]
             rest = np.flatnonzero(~ranked)
-            names = np.asarray([self.record.names[p] for p in rest.tolist()], dtype=str)
-            rest = rest[np.argsort(names, kind="stable")] if len(rest) else rest
+            rest = rest[np.argsort(self.record.name_keys(rest), kind="stable")]
         else:
             totals = self.totals
             order = np.lexsort((self.record.name_rank, -totals.values, ~totals.present))

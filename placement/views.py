@@ -77,10 +77,13 @@ def placement_list(request: SignedInRequest) -> HttpResponse:
     )
 
 
-def visible_placement(request: HttpRequest, pk: int) -> Placement:
+def visible_placement(request: HttpRequest, pk: int, *, record: bool = True) -> Placement:
     """The placement if the user's roles show it, with its selected count; 404 otherwise, as if it did not
-    exist."""
+    exist. Without `record`, its per-cluster record is not read: the record grows with the fleet (a few
+    hundred kB at 50,000 clusters) and only the score table reads it."""
     placements = access.visible(Placement.objects.select_related("hub"), request.user)
+    if not record:
+        placements = placements.defer("cluster_record")
     return get_object_or_404(placements.annotate(**{"selected_count": queries.selected_count()}), pk=pk)
 
 
@@ -176,8 +179,9 @@ def _yaml_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:
 class Tab:
     """One tab of the placement page: its URL, the context only its body reads, what htmx gets instead of
     the whole page (the part it swaps there; by default the body), the body (by default
-    `placement/tabs/_<slug>.html`), whether it draws charts, and the anchors its body holds that the
-    page had before it had tabs (static/js/tabs.js sends an old link to one of them to this tab)."""
+    `placement/tabs/_<slug>.html`), whether it draws charts, whether it reads the per-cluster record,
+    and the anchors its body holds that the page had before it had tabs (static/js/tabs.js sends an old
+    link to one of them to this tab)."""
 
     slug: str
     label: str
@@ -186,6 +190,7 @@ class Tab:
     fragment: str = ""
     body: str = ""
     charts: bool = False
+    record: bool = False
     anchors: tuple[str, ...] = ()
 
     @property
@@ -202,6 +207,7 @@ TABS = (
         _score_context,
         SCORE_TABLE,
         charts=True,
+        record=True,
         anchors=("scores-heading", "score-table", "scores", "chart-heading", "score-chart"),
     ),
     Tab(
@@ -211,6 +217,7 @@ TABS = (
         _whatif_context,
         SCORE_TABLE,
         charts=True,
+        record=True,
         anchors=("whatif-heading", "whatif-form"),
     ),
     Tab(
@@ -278,7 +285,7 @@ def placement_tab(request: SignedInRequest, pk: int, tab: str) -> HttpResponse:
     """A tab of the placement page that only shows (`TABS`, named by the URL): Decisions, Scores (htmx swaps
     the score table alone on filter, sort and page), What-if, Rollout, History and YAML. Tolerations is the
     editor's own view."""
-    return _render_tab(request, visible_placement(request, pk), tab)
+    return _render_tab(request, visible_placement(request, pk, record=TABS_BY_SLUG[tab].record), tab)
 
 
 @login_required

@@ -51,6 +51,10 @@ class Family(Protocol):
         """The ManagedCluster row kind its placements select (ManagedCluster or MemberCluster)."""
 
     @property
+    def reads_heartbeats(self) -> bool:
+        """Its scheduler reads the agents' heartbeats (a stale member is not eligible)."""
+
+    @property
     def has_update_runs(self) -> bool:
         """Staged update runs roll its placements out (placement.rollouts)."""
 

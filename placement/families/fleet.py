@@ -51,6 +51,7 @@ class FleetFamily:
     whatif_fields: Sequence[str] = ("numberOfClusters", "preferred", "policy")
     whatif_template = "placement/fleet/_whatif_controls.html"
     results_template = "placement/fleet/_results.html"
+    reads_heartbeats = True
     has_update_runs = True
     has_toleration_seconds = False
     toleration_rules = "Equal needs a key; Exists needs an empty value."

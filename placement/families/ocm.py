@@ -48,6 +48,7 @@ class OcmFamily:
     whatif_fields: Sequence[str] = ("numberOfClusters", "prioritizerPolicy", "tolerations")
     whatif_template = "placement/ocm/_whatif_controls.html"
     results_template = "placement/ocm/_results.html"
+    reads_heartbeats = False
     has_update_runs = False
     has_toleration_seconds = True
     toleration_rules = (

@@ -27,6 +27,7 @@ every column in the same order, `rank` as the row numbers it is) and unpacking s
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import zlib
@@ -97,6 +98,13 @@ class NameTable:
         """A digest of the packed table: every record of a run on the inventory hashes the table, once."""
         return hashlib.blake2b(self.packed, digest_size=16).digest()
 
+    @cached_property
+    def ascending(self) -> bool:
+        """Whether the names are distinct and in order, as an inventory lists them: positions into the
+        table then sort as the names do."""
+        names = self.names
+        return all(a < b for a, b in itertools.pairwise(names))
+
 
 # The first character of a front-coded table's text; a table written before starts with a name.
 FRONT_CODED = "\0"
@@ -117,18 +125,18 @@ def name_table(names: tuple[str, ...]) -> NameTable:
 
 
 @lru_cache(maxsize=8)
-def _table_names(packed: bytes) -> tuple[str, ...]:
-    """The names of a packed name table (front-coded, or joined by newlines as tables were first
+def _unpacked_table(packed: bytes) -> NameTable:
+    """The table of a packed name table (front-coded, or joined by newlines as tables were first
     written); the few recent tables a process's pages read are decoded once."""
     text = zlib.decompress(packed).decode()
     if not text.startswith(FRONT_CODED):
-        return tuple(text.split("\n"))
+        return NameTable(tuple(text.split("\n")), packed)
     names, previous = [], ""
     for line in text.split("\n")[1:]:
         shared, rest = line.split(" ", 1)
         previous = previous[: int(shared)] + rest
         names.append(previous)
-    return tuple(names)
+    return NameTable(tuple(names), packed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,12 +204,28 @@ class ClusterRecord:
         column = self.columns.get(key)
         return column if isinstance(column, dict) else {}
 
+    def names_at(self, rows: np.ndarray) -> list[str]:
+        """The names of these rows, without building the names of the others (a page of a large run)."""
+        names = self.columns.get(NAME, [])
+        if isinstance(names, Positions):
+            table = names.table.names
+            return [table[position] for position in names.order[rows].tolist()]
+        assert isinstance(names, list)
+        return [names[row] for row in rows.tolist()]
+
+    def name_keys(self, rows: np.ndarray) -> np.ndarray:
+        """Keys that sort these rows as their names sort (numpy compares code points, as Python's str
+        does): their positions into the table of an inventory's sorted names, else the names."""
+        names = self.columns.get(NAME)
+        if isinstance(names, Positions) and names.table.ascending:
+            keys: np.ndarray = names.order[rows]
+            return keys
+        return np.asarray(self.names_at(rows), dtype=str)
+
     @cached_property
     def name_order(self) -> np.ndarray:
-        """Row positions in name order (numpy compares code points, as Python's str does)."""
-        if not self.names:
-            return np.zeros(0, dtype=np.int64)
-        return np.argsort(np.asarray(self.names, dtype=str), kind="stable")
+        """Row positions in name order."""
+        return np.argsort(self.name_keys(np.arange(len(self))), kind="stable")
 
     @cached_property
     def name_rank(self) -> np.ndarray:
@@ -421,12 +445,12 @@ class ClusterRecord:
             elif kind in ("table", "listed"):
                 *shape, count, size = detail
                 table, tables = tables[:size], tables[size:]
-                names = _table_names(table) if count else ()
+                unpacked = _unpacked_table(table) if count else NameTable((), table)
                 if kind == "table":
                     order = reader.array(shape[0]).astype(np.int64)
                 else:
                     order, placed = np.flatnonzero(reader.flags(count)), True
-                columns[key] = Positions(NameTable(names, table), order)
+                columns[key] = Positions(unpacked, order)
             else:
                 text = reader.take(detail[0]).decode()
                 columns[key] = text.split("\n") if reader.rows else []

@@ -178,22 +178,8 @@ class OcmScheduleResult:
             offsets[scored] = np.arange(len(scored))
         return offsets
 
-    @cached_property
-    def _score_columns(self) -> tuple[list[tuple[str, list[int], list[bool]]], list[int]]:
-        """Per prioritizer (name, values, scored) and the ranked totals as Python lists: explaining
-        10k clusters one by one must not index numpy scalars 10k times per column."""
-        if self.outcome is None:
-            return [], []
-        columns = [(r.prioritizer.name, r.values.tolist(), r.scored.tolist()) for r in self.outcome.scores]
-        return columns, self.outcome.totals.tolist()
-
-    @cached_property
-    def _stage_list(self) -> list[int]:
-        stages: list[int] = self._stages.tolist()
-        return stages
-
     def _filtered_by(self, position: int) -> str | None:
-        stage = self._stage_list[position]
+        stage = int(self._stages[position])
         cluster = self.inventory.clusters[position]
         if stage == SCORED:
             return None
@@ -274,13 +260,13 @@ class OcmScheduleResult:
         rank = int(self._ranks[position]) or None
         scores: dict[str, int] = {}
         total = None
-        if rank is not None:
+        if rank is not None and self.outcome is not None:
+            # one element of each column: a what-if explains a page of clusters of the whole fleet
             offset = int(self._offsets[position])
-            columns, totals = self._score_columns
-            for name, values, scored in columns:
-                if scored[offset]:
-                    scores[name] = values[offset]
-            total = totals[rank - 1]
+            for result in self.outcome.scores:
+                if result.scored[offset]:
+                    scores[result.prioritizer.name] = int(result.values[offset])
+            total = int(self.outcome.totals[rank - 1])
         return {
             "name": cluster_name,
             "selected": rank is not None and rank <= self.number_of_selected_clusters,

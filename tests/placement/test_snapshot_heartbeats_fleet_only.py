@@ -1,0 +1,56 @@
+"""Past the moment a heartbeat the hub's snapshot holds goes stale, only a Fleet evaluation reads the
+members' heartbeats again: an OCM Placement's (a what-if on a page) reads none, so it keeps the cached
+snapshot instead of reading every member's agent status."""
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from demohub import Clock, DemoHub
+from inventory.models import Hub
+from placement import service
+from placement.models import Placement
+from tests.factories import PlacementFactory, synced_demo_hub_row
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def hub() -> Iterator[Hub]:
+    with DemoHub(clusters=6, fleet=True, seed=7, clock=Clock.frozen(timezone.now())) as demo_hub:
+        yield synced_demo_hub_row(demo_hub)
+
+
+def agent_reads(queries: CaptureQueriesContext) -> int:
+    return sum('"agent_status"' in query["sql"] for query in queries.captured_queries)
+
+
+def test_only_a_fleet_evaluation_reads_the_heartbeats_again(hub: Hub) -> None:
+    service.forget_snapshots()
+    snapshot = service.hub_snapshot(hub)
+    assert snapshot.fresh_until is not None
+    later = snapshot.fresh_until + timedelta(minutes=1)
+    ocm = PlacementFactory(hub=hub, spec={"numberOfClusters": 2})
+    crp = PlacementFactory(
+        hub=hub,
+        kind=Placement.Kind.CLUSTER_RESOURCE_PLACEMENT,
+        namespace="",
+        spec={
+            "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": "app"}],
+            "policy": {"placementType": "PickAll"},
+        },
+    )
+
+    with CaptureQueriesContext(connection) as queries:
+        service.evaluate(ocm, now=later)
+    assert agent_reads(queries) == 0
+    assert service.hub_snapshot(hub, later, heartbeats=False) is snapshot
+
+    with CaptureQueriesContext(connection) as queries:
+        service.evaluate(crp, now=later)
+    assert agent_reads(queries) == 1
+    assert service.hub_snapshot(hub, later, heartbeats=False) is not snapshot
