@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.db.models.sql.compiler import SQLCompiler
 from django.utils import timezone
 
@@ -39,13 +41,12 @@ def _actor_fields(actor: AbstractBaseUser | str | None) -> dict[str, Any]:
     return {"actor": None, "actor_name": actor or ""}
 
 
-def change_key(placement: Placement, *parts: Any, follows: Any = None) -> str:
-    """The idempotency key of a change: the placement, the state the writer saw (`follows`, default: the
-    history entry it follows) and what changed (`parts`). Two writers of the same change (a
-    double-submitted Apply, a reschedule racing it) saw the same state and get the same key, so the
-    unique (placement, key) keeps one row; the same change made again later follows another state."""
-    if follows is None:
-        follows = placement.history.order_by("-at", "-pk").values_list("pk", flat=True).first()
+def change_key(placement: Placement, *parts: Any, follows: Any) -> str:
+    """The idempotency key of a change: the placement, the state the writer saw (`follows`: the
+    history entry it follows, or the version an editor started from) and what changed (`parts`). Two
+    writers of the same change (a double-submitted Apply, a reschedule racing it) saw the same state and
+    get the same key, so the unique (placement, key) keeps one row; the same change made again later
+    follows another state."""
     payload = json.dumps([placement.pk, follows, *parts], sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 
@@ -67,37 +68,38 @@ def record_change(
     at: datetime,
     actor: AbstractBaseUser | str | None = None,
     *,
+    follows: Any,
     into: DecisionChange | None = None,
 ) -> DecisionChange:
-    """A change of the selected set: what was added and removed, and why, recorded once. `into` is the
-    entry of the spec edit that led to it (record_spec_change): the change is written into that entry,
-    so one edit is one entry with its spec and its decisions."""
+    """A change of the selected set: what was added and removed, and why. `into` is the entry of the spec
+    edit that led to it (record_spec_change): the change is written into that entry, so one edit is one
+    entry with its spec and its decisions. Otherwise answers the new entry unsaved, keyed by `follows`
+    (the pk of the newest entry, read under the placement's row lock), for the caller to insert with the
+    other rows of its run: a second writer of the same change runs into the key, and the insert skips it
+    (`placement.runwrites`)."""
     old, new = set(before), set(after)
     fields = {"added": sorted(new - old), "removed": sorted(old - new), "selected": sorted(new)}
-    if into is not None:
-        DecisionChange.objects.filter(pk=into.pk).update(**fields)
-        for name, value in fields.items():
-            setattr(into, name, value)
-        change, created = into, True
-    else:
-        key = change_key(placement, "decisions", placement.spec, fields["added"], fields["removed"])
-        change, created = _create_once(
-            placement, key, at=at, trigger=trigger[:200], **fields, **_actor_fields(actor)
-        )
-    if not created:
-        logger.info("%s %s: %s already recorded", placement.kind, placement, trigger)
-        return change
     logger.info(
         "%s %s: %s (+%d -%d, %d selected)%s",
         placement.kind,
         placement,
         trigger,
-        len(change.added),
-        len(change.removed),
-        len(change.selected),
+        len(fields["added"]),
+        len(fields["removed"]),
+        len(fields["selected"]),
         f" by {actor_label(actor)}" if actor else "",
     )
-    return change
+    if into is not None:
+        DecisionChange.objects.filter(pk=into.pk).update(**fields)
+        for name, value in fields.items():
+            setattr(into, name, value)
+        return into
+    key = change_key(
+        placement, "decisions", placement.spec, fields["added"], fields["removed"], follows=follows
+    )
+    return DecisionChange(
+        placement=placement, key=key, at=at, trigger=trigger[:200], **fields, **_actor_fields(actor)
+    )
 
 
 def record_spec_change(
@@ -113,6 +115,8 @@ def record_spec_change(
     was recorded by another request, e.g. a double submit). `follows`: the placement's version the
     editor started from (its `updated` before the save), so two submits of one edit share a key."""
     current = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first() or []
+    if follows is None:
+        follows = placement.history.order_by("-at", "-pk").values_list("pk", flat=True).first()
     key = change_key(placement, "spec", before, placement.spec, follows=follows)
     change, created = _create_once(
         placement,
@@ -131,9 +135,16 @@ def record_spec_change(
 
 def record_events(placement: Placement, events: Sequence[Mapping[str, str]], at: datetime) -> None:
     """The scheduler's events (DecisionCreate, DecisionUpdate, ScoreUpdate, ...); keeps the last KEEP."""
-    if not events:
-        return
-    PlacementEvent.objects.bulk_create(
+    if events:
+        PlacementEvent.objects.bulk_create(event_rows(placement, events, at))
+        trim_events([placement.pk])
+
+
+def event_rows(
+    placement: Placement, events: Sequence[Mapping[str, str]], at: datetime
+) -> list[PlacementEvent]:
+    """The rows of the placement's events, unsaved."""
+    return [
         PlacementEvent(
             placement=placement,
             at=at,
@@ -143,11 +154,18 @@ def record_events(placement: Placement, events: Sequence[Mapping[str, str]], at:
             related=event.get("related", ""),
         )
         for event in events
+    ]
+
+
+def trim_events(placement_ids: Sequence[int]) -> None:
+    """Delete the events of these placements beyond each one's newest KEEP, found in one query."""
+    newest_first = Window(
+        RowNumber(), partition_by=F("placement_id"), order_by=(F("at").desc(), F("pk").desc())
     )
-    stale = placement.events.order_by("-at", "-pk").values_list("pk", flat=True)[PlacementEvent.KEEP :]
-    stale_ids = list(stale)
-    if stale_ids:
-        PlacementEvent.objects.filter(pk__in=stale_ids).delete()
+    ranked = PlacementEvent.objects.filter(placement__in=placement_ids).annotate(position=newest_first)
+    stale = list(ranked.filter(position__gt=PlacementEvent.KEEP).values_list("pk", flat=True))
+    if stale:
+        PlacementEvent.objects.filter(pk__in=stale).delete()
 
 
 # The newest history entries the chart of the selected count reads.

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -37,7 +37,7 @@ from inventory.models import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
 )
-from placement import access, explanations, history, journal
+from placement import access, explanations, history, journal, runwrites
 from placement.models import (
     PLACEMENT_LABEL,
     ClusterResourceBinding,
@@ -47,6 +47,7 @@ from placement.models import (
     Placement,
     PlacementDecision,
 )
+from placement.runwrites import RunWrites
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet import types as fleet
 from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
@@ -566,7 +567,7 @@ def reschedule(
     edit: DecisionChange | None = None,
     seen: _Stored | None = None,
 ) -> DecisionChange | None:
-    """Evaluate the placement on its hub and store the result; answers the history row when the
+    """Evaluate the placement on its hub and store the result; answers the history entry when the
     selected set changed (written into `edit`, the entry of the spec edit that led to it, if given).
     Timed runs and publishing follow through `placement.tasks`.
 
@@ -577,8 +578,7 @@ def reschedule(
     A run that would store what is stored (same decisions, status, explanation and record, no events)
     writes only `last_scheduled_at`, without a transaction: it overwrites nothing another writer stored.
 
-    `seen`: the stored state as the caller read it just now (`read_stored`, a full reschedule's chunk),
-    the first attempt's read of it.
+    `seen`: the stored state as the caller read it just now (`read_stored`), the first attempt's read.
     """
     from placement import tasks  # tasks call this module
 
@@ -589,32 +589,127 @@ def reschedule(
         planned = None
         if not locked:
             if seen is None or attempt:
-                seen = _Stored.read(placement, lock=False)
+                seen = _Stored.read_one(placement, lock=False)
             planned = _plan(placement, seen, snapshot, now)
             if planned.unchanged is not None:
-                placement.last_scheduled_at = now
-                Placement.objects.filter(pk=placement.pk).update(last_scheduled_at=now)
+                _store_time([placement], now)
                 outcome, change = planned.unchanged, None
                 break
         with transaction.atomic():
-            current = _Stored.read(placement, lock=True)
+            current = _Stored.read_one(placement, lock=True)
             if planned is None or current != seen:
                 if not locked:
                     continue
                 # others keep changing it: the last attempt schedules under the lock, as it must finish
                 planned = _plan(placement, current, snapshot, now)
-            # rollout rounds and run steps write other status keys of the same row under this lock:
-            # store on top of the status read under it, so none of theirs is lost
-            placement.status = current.status
-            outcome = planned.write()
-            change = None
-            if set(outcome.before) != set(outcome.after):
-                change = history.record_change(
-                    placement, trigger, outcome.before, outcome.after, now, actor, into=edit
-                )
+            run = RunWrites(placement)
+            outcome = planned.write(run)
+            change = _finish(run, planned, outcome, current, trigger, now, actor, edit)
+            runwrites.store([run])
         break
     tasks.follow_up(placement, outcome, now)
     return change
+
+
+def reschedule_together(
+    hub: Hub,
+    placements: Sequence[Placement],
+    *,
+    trigger: str,
+    seen: Mapping[int, _Stored],
+    now: datetime | None = None,
+) -> list[Placement]:
+    """A full reschedule's chunk: each placement evaluated on the hub's snapshot as `reschedule` does, on
+    its state as read in `seen`, one after the other (a run's decisions are in the snapshot the next one
+    reads, as Balance counts them), then every run that writes stored in one transaction: the rows
+    locked by one query (their decisions or bindings by one per family), each run kept only if its
+    state is still the one it read (compare and set), the rows of all of them written in bulk
+    (`placement.runwrites`). Answers the placements left to `reschedule` one by one: those whose run
+    failed (it fails again there, where its failure is counted), whose state changed before the lock,
+    or all the written ones if their write failed."""
+    from placement import tasks  # tasks call this module
+
+    now = _now(now)
+    snapshot = hub_snapshot(hub, now)
+    left: list[Placement] = []
+    unchanged: list[tuple[Placement, Outcome]] = []
+    written: list[tuple[RunWrites, Planned, Outcome]] = []
+    for placement in placements:
+        try:
+            planned = _plan(placement, seen[placement.pk], snapshot, now)
+            if planned.unchanged is not None:
+                unchanged.append((placement, planned.unchanged))
+                continue
+            run = RunWrites(placement)
+            written.append((run, planned, planned.write(run)))
+        except Exception:
+            # one broken placement must not stop the others: its own run fails again, and is logged
+            left.append(placement)
+    _store_time([placement for placement, _ in unchanged], now)
+    stored = _store_together(hub, written, seen, trigger, now)
+    left.extend(run.placement for run, _, _ in written if run not in stored)
+    for placement, outcome in [*unchanged, *((run.placement, outcome) for run, outcome in stored.items())]:
+        tasks.follow_up(placement, outcome, now)
+    order = {placement.pk: index for index, placement in enumerate(placements)}
+    return sorted(left, key=lambda placement: order[placement.pk])
+
+
+def _store_together(
+    hub: Hub,
+    written: Sequence[tuple[RunWrites, Planned, Outcome]],
+    seen: Mapping[int, _Stored],
+    trigger: str,
+    now: datetime,
+) -> dict[RunWrites, Outcome]:
+    """Store the runs whose placements' state is still what they read, in one transaction; answers those
+    stored (none if their write failed)."""
+    if not written:
+        return {}
+    stored: dict[RunWrites, Outcome] = {}
+    try:
+        with transaction.atomic():
+            current = _Stored.read([run.placement for run, _, _ in written], lock=True)
+            for run, planned, outcome in written:
+                state = current.get(run.placement.pk)
+                if state is not None and state == seen[run.placement.pk]:
+                    _finish(run, planned, outcome, state, trigger, now, None, None)
+                    stored[run] = outcome
+            runwrites.store(list(stored))
+    except Exception:
+        logger.exception("hub %s: the chunk's runs could not be stored together", hub.name)
+        return {}
+    return stored
+
+
+def _finish(
+    run: RunWrites,
+    planned: Planned,
+    outcome: Outcome,
+    current: _Stored,
+    trigger: str,
+    now: datetime,
+    actor: Actor,
+    edit: DecisionChange | None,
+) -> DecisionChange | None:
+    """Under the row lock: the run's status on top of the one read under it (rollout rounds and run
+    steps write other status keys of the same row, none of which may be lost), and its history entry
+    when the selected set changed (keyed by the newest entry, read with the lock)."""
+    placement = run.placement
+    placement.status = planned.status(current.status)
+    if set(outcome.before) == set(outcome.after):
+        return None
+    run.change = history.record_change(
+        placement, trigger, outcome.before, outcome.after, now, actor, follows=current.follows, into=edit
+    )
+    return run.change
+
+
+def _store_time(placements: Sequence[Placement], now: datetime) -> None:
+    """Runs that would store what is stored: only their time, in one UPDATE."""
+    for placement in placements:
+        placement.last_scheduled_at = now
+    if placements:
+        Placement.objects.filter(pk__in=[p.pk for p in placements]).update(last_scheduled_at=now)
 
 
 # Schedulings on a state that changed before they could be stored, before one runs under the lock.
@@ -635,16 +730,33 @@ class _Stored:
     rows: list[Any] = field(compare=False)
     # the stored run's digest (Placement.run_digest)
     digest: str = field(compare=False)
+    # the pk of the newest history entry (None: none, or not read), which a new entry's key names
+    follows: int | None = field(compare=False, default=None)
 
     @classmethod
-    def read(cls, placement: Placement, *, lock: bool) -> _Stored:
+    def read(cls, placements: Sequence[Placement], *, lock: bool) -> dict[int, _Stored]:
+        """The stored state of these placements (those that still exist) by id, their rows read in one
+        query (locked, in id order, with `lock`) and their decision rows in one per family."""
         query = Placement.objects.select_for_update() if lock else Placement.objects
-        spec, status, digest = query.values_list("spec", "status", "run_digest").get(pk=placement.pk)
-        rows = placement.family.stored_rows([placement])[placement.pk]
-        return cls.of(spec, status, digest, rows)
+        newest = DecisionChange.objects.filter(placement=OuterRef("pk")).order_by("-at", "-pk").values("pk")
+        rows = (
+            query.filter(pk__in=[placement.pk for placement in placements])
+            .order_by("pk")
+            .annotate(follows=Subquery(newest[:1]))
+            .values_list("pk", "spec", "status", "run_digest", "follows")
+        )
+        fields = {pk: rest for pk, *rest in rows}
+        return _states([placement for placement in placements if placement.pk in fields], fields)
 
     @classmethod
-    def of(cls, spec: Any, status: Any, digest: str, stored_rows: StoredRows) -> _Stored:
+    def read_one(cls, placement: Placement, *, lock: bool) -> _Stored:
+        found = cls.read([placement], lock=lock)
+        if placement.pk not in found:
+            raise Placement.DoesNotExist(f"placement {placement.pk} was deleted")
+        return found[placement.pk]
+
+    @classmethod
+    def of(cls, spec: Any, status: Any, digest: str, stored_rows: StoredRows, follows: int | None) -> _Stored:
         status = status or {}
         rows, fingerprint = stored_rows
         return cls(
@@ -654,6 +766,7 @@ class _Stored:
             status,
             rows,
             digest,
+            follows,
         )
 
 
@@ -670,26 +783,40 @@ def owned_rows(model: type[M], placements: Sequence[Placement]) -> dict[int, lis
 def read_stored(placements: Sequence[Placement]) -> dict[int, _Stored]:
     """What `reschedule` reads of these placements (their fields as read from their rows, their rows in
     one query per family), by id: the first attempt's read of a full reschedule's chunk."""
+    return _states(placements, {p.pk: (p.spec, p.status, p.run_digest, None) for p in placements})
+
+
+def _states(placements: Sequence[Placement], fields: Mapping[int, Sequence[Any]]) -> dict[int, _Stored]:
+    """The stored states of these placements from their fields (spec, status, digest, newest history
+    entry) by id, with their decision rows read in one query per family."""
     states = {}
     for family in {placement.family for placement in placements}:
         own = [placement for placement in placements if placement.family is family]
         rows = family.stored_rows(own)
-        for p in own:
-            states[p.pk] = _Stored.of(p.spec, p.status, p.run_digest, rows[p.pk])
+        for placement in own:
+            spec, status, digest, follows = fields[placement.pk]
+            states[placement.pk] = _Stored.of(spec, status, digest, rows[placement.pk], follows)
     return states
 
 
-# The writes that store one scheduler run's result, run in the write transaction.
-Writer = Callable[[], Outcome]
+# The writes that store one scheduler run's result: they add its rows to the run's RunWrites, and
+# answer what it changed.
+Writer = Callable[[RunWrites], Outcome]
+
+
+def _same_status(status: dict[str, Any]) -> dict[str, Any]:
+    return status
 
 
 @dataclass
 class Planned:
-    """One scheduler run's result: the writes that store it, and, when storing it would change nothing
-    stored (`unchanged_run`), the outcome without them."""
+    """One scheduler run's result: the writes that store it, the status it stores (from the one read
+    under the row lock), and, when storing it would change nothing stored (`unchanged_run`), the outcome
+    without them."""
 
     write: Writer
     unchanged: Outcome | None = None
+    status: Callable[[dict[str, Any]], dict[str, Any]] = _same_status
 
 
 def unchanged_run(stored: _Stored, status: Mapping[str, Any], explained: Explained) -> bool:
@@ -699,7 +826,7 @@ def unchanged_run(stored: _Stored, status: Mapping[str, Any], explained: Explain
 
 
 def _plan(placement: Placement, stored: _Stored, snapshot: HubSnapshot, now: datetime) -> Planned:
-    """Run the scheduler on `stored`; answers the writes that store its result (run under the lock)."""
+    """Run the scheduler on `stored`; answers the writes that store its result."""
     placement.spec, placement.status = stored.spec, stored.status
     try:
         parsed = parse(placement)
@@ -716,11 +843,8 @@ def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stor
     explained = Explained({"error": error})
     outcome = Outcome(selected, selected, changed_decisions=False)
 
-    def write() -> Outcome:
-        _store_explained(placement, explained)
-        placement.last_scheduled_at = now
-        fields = ["explanation", "cluster_record", "run_digest", "last_scheduled_at", "updated"]
-        placement.save(update_fields=fields)
+    def write(run: RunWrites) -> Outcome:
+        _save_run(run, explained, now)
         return outcome
 
     return Planned(write, outcome if unchanged_run(stored, stored.status, explained) else None)
@@ -731,11 +855,10 @@ def _store_explained(placement: Placement, explained: Explained) -> None:
     placement.run_digest = explained.digest
 
 
-def _save_run(placement: Placement, explained: Explained, now: datetime) -> None:
-    _store_explained(placement, explained)
-    placement.last_scheduled_at = now
-    fields = ["explanation", "cluster_record", "run_digest", "last_scheduled_at", "status", "updated"]
-    placement.save(update_fields=fields)
+def _save_run(run: RunWrites, explained: Explained, now: datetime) -> None:
+    _store_explained(run.placement, explained)
+    run.placement.last_scheduled_at = now
+    run.save_run()
 
 
 def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Planned:
@@ -744,8 +867,8 @@ def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, 
     explained = explanations.stored(result) if result is not None else Explained({"error": error})
     selected = placement.family.observed_selection(placement, snapshot)
 
-    def write() -> Outcome:
-        _save_run(placement, explained, now)
+    def write(run: RunWrites) -> Outcome:
+        _save_run(run, explained, now)
         last = placement.history.order_by("-at", "-pk").values_list("selected", flat=True).first()
         return Outcome(list(last or []), selected, changed_decisions=False)
 

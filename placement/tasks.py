@@ -252,8 +252,9 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     is left to that run, which comes after the change that queued it; a deleted one is skipped. The
     chunk's placements are read in one query, without their stored explanations (up to a megabyte at
     10,000 clusters), which a run replaces unread, and their decisions or bindings in another: this
-    serves as each run's first compare-and-set read, so a spec saved meanwhile makes that run schedule
-    again on the saved one.
+    serves as each run's compare-and-set read. Their runs are stored together
+    (`service.reschedule_together`); one whose state changed meanwhile (a spec saved) or that failed
+    is rescheduled on its own after them.
     Answers the counts and the seconds spent on the snapshot (a build when this process had none of
     this state)."""
     counts = {"rescheduled": 0, "failed": 0, "skipped": 0}
@@ -271,13 +272,15 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     )
     placements = {placement.pk: placement for placement in rows}
     counts["skipped"] = len(placement_ids) - len(placements)
-    seen = service.read_stored(list(placements.values()))
-    for placement_id in placement_ids:
-        if (placement := placements.get(placement_id)) is None:
-            continue
+    ordered = [placements[pk] for pk in placement_ids if pk in placements]
+    for placement in ordered:
         placement.hub = hub
+    seen = service.read_stored(ordered)
+    left = service.reschedule_together(hub, ordered, trigger=trigger, seen=seen)
+    counts["rescheduled"] = len(ordered) - len(left)
+    for placement in left:
         try:
-            service.reschedule(placement, trigger=trigger, seen=seen[placement_id])
+            service.reschedule(placement, trigger=trigger)
             counts["rescheduled"] += 1
         except Exception:
             # one broken placement must not stop the resync of the others

@@ -23,6 +23,7 @@ from inventory.changes import HubChanges
 from inventory.models import Hub, ManagedCluster
 from placement import explanations, queries, service, tables
 from placement.models import CRP_LABEL, ClusterResourceBinding, Owner, Placement
+from placement.runwrites import RunWrites
 from placement.scheduler.errors import ManifestError, json_type
 from placement.scheduler.fleet import types as fleet
 from placement.scheduler.fleet.inventory import FleetInventory
@@ -255,19 +256,18 @@ class FleetFamily:
                 "policySnapshot": {"index": index, "hash": digest},
             }
 
-        def write() -> service.Outcome:
-            _store_bindings(placement, rows, [change.binding for change in fleet_result.binding_changes])
+        def write(run: RunWrites) -> service.Outcome:
+            _store_bindings(run, rows, [change.binding for change in fleet_result.binding_changes])
             snapshot.bindings[placement.name] = service._converted(rows.values(), service._binding)
-            placement.status = status(placement.status)
-            service._save_run(placement, explained, now)
+            service._save_run(run, explained, now)
             after = bound_clusters(snapshot.bindings[placement.name])
             return service.Outcome(before, after, bool(fleet_result.binding_changes))
 
         if fleet_result.binding_changes or not service.unchanged_run(
             stored, status(stored.status), explained
         ):
-            return service.Planned(write)
-        return service.Planned(write, service.Outcome(before, before, changed_decisions=False))
+            return service.Planned(write, status=status)
+        return service.Planned(write, service.Outcome(before, before, changed_decisions=False), status)
 
     # --- what is stored
 
@@ -416,10 +416,10 @@ def _aborted(
         return failed
     before = bound_clusters(snapshot.bindings.get(placement.name, ()))
 
-    def write() -> service.Outcome:
-        _store_bindings(placement, rows, written)
+    def write(run: RunWrites) -> service.Outcome:
+        _store_bindings(run, rows, written)
         snapshot.bindings[placement.name] = service._converted(rows.values(), service._binding)
-        failed.write()
+        failed.write(run)
         return service.Outcome(before, bound_clusters(snapshot.bindings[placement.name]), True)
 
     return service.Planned(write)
@@ -431,12 +431,12 @@ def _holds(row: ClusterResourceBinding | None, binding: fleet.ClusterResourceBin
 
 
 def _store_bindings(
-    placement: Placement,
+    run: RunWrites,
     rows: dict[str, ClusterResourceBinding],
     bindings: Iterable[fleet.ClusterResourceBinding],
 ) -> None:
     """Create or update the dashboard-owned rows of `bindings` (in `rows`, by name, too)."""
-    created, updated = [], []
+    placement, created, updated = run.placement, [], []
     for binding in bindings:
         body = binding.to_manifest()
         row = rows.get(binding.name)
@@ -449,8 +449,8 @@ def _store_bindings(
             updated.append(row)
         row.labels, row.annotations, row.spec = _stored_fields(body)
         rows[row.name] = row
-    ClusterResourceBinding.objects.bulk_create(created)
-    ClusterResourceBinding.objects.bulk_update(updated, ["labels", "annotations", "spec"])
+    run.create(created)
+    run.update(updated, ["labels", "annotations", "spec"])
 
 
 def _stored_fields(binding: ClusterResourceBinding | Mapping[str, Any]) -> tuple[Any, Any, Any]:

@@ -19,8 +19,9 @@ from inventory import roles, scheduler_inputs
 from inventory.changes import HubChanges, scheduler_view
 from inventory.editing import invalid_value
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
-from placement import explanations, history, parsed_placements, queries, service, tables
+from placement import explanations, parsed_placements, queries, service, tables
 from placement.models import PLACEMENT_LABEL, Owner, Placement, PlacementDecision
+from placement.runwrites import RunWrites
 from placement.scheduler.labels import qualified_name_error
 from placement.scheduler.ocm import triggers
 from placement.scheduler.ocm import types as ocm
@@ -296,24 +297,23 @@ class OcmFamily:
                 "conditions": result.conditions,
             }
 
-        def write() -> service.Outcome:
+        def write(run: RunWrites) -> service.Outcome:
             if not binds:
-                service._save_run(placement, explained, now)
+                service._save_run(run, explained, now)
                 return service.Outcome(before, before, changed_decisions=False)
             assert result.plan is not None
-            changed = _apply_bind_plan(placement, rows, result.plan)
+            changed = _apply_bind_plan(run, rows, result.plan)
             snapshot.ocm.replace_decisions(placement.namespace, placement.name, _own(rows.values()))
-            placement.status = scheduled(placement.status)
-            service._save_run(placement, explained, now)
-            history.record_events(placement, result.events, now)
+            service._save_run(run, explained, now)
+            run.record_events(result.events, now)
             return due(service.Outcome(before, self.selected(rows.values()), changed))
 
-        status = scheduled(stored.status) if binds else stored.status
+        stores = scheduled if binds else service._same_status
         writes_rows = binds and result.plan is not None and bool(result.plan.actions or result.events)
-        if not writes_rows and service.unchanged_run(stored, status, explained):
+        if not writes_rows and service.unchanged_run(stored, stores(stored.status), explained):
             kept = service.Outcome(before, before, changed_decisions=False)
-            return service.Planned(write, due(kept) if binds else kept)
-        return service.Planned(write)
+            return service.Planned(write, due(kept) if binds else kept, stores)
+        return service.Planned(write, status=stores)
 
     # --- what is stored
 
@@ -559,8 +559,9 @@ def _add_on_resources(parsed: ocm.Placement) -> set[str]:
     }
 
 
-def _apply_bind_plan(placement: Placement, rows: dict[str, PlacementDecision], plan: BindPlan) -> bool:
-    """Write the bind step's API calls to the rows, in upstream order; `rows` ends as the stored state."""
+def _apply_bind_plan(run: RunWrites, rows: dict[str, PlacementDecision], plan: BindPlan) -> bool:
+    """The bind step's API calls as writes of the rows, in upstream order; `rows` ends as the stored state."""
+    placement = run.placement
     created, updated, deleted = [], {}, []
     for action in plan.actions:
         manifest_ = action.manifest or {}
@@ -584,10 +585,8 @@ def _apply_bind_plan(placement: Placement, rows: dict[str, PlacementDecision], p
             updated[action.name] = rows[action.name]
         elif action.verb == DELETE:
             deleted.append(rows.pop(action.name).pk)
-    PlacementDecision.objects.bulk_create(created)
+    run.create(created)
     # a page created and patched in one pass was created with its final content
-    PlacementDecision.objects.bulk_update(
-        [r for r in updated.values() if r not in created], ["labels", "decisions"]
-    )
-    PlacementDecision.objects.filter(pk__in=deleted).delete()
+    run.update([r for r in updated.values() if r not in created], ["labels", "decisions"])
+    run.delete(PlacementDecision, deleted)
     return bool(plan.actions)

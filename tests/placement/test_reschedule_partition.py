@@ -44,15 +44,15 @@ def hub_placements(manifests_hub: Hub) -> list[Placement]:
 
 @pytest.fixture
 def reschedules(monkeypatch: pytest.MonkeyPatch) -> Counter[int]:
-    """Placement id -> how many times `service.reschedule` ran for it."""
+    """Placement id -> how many times a run scheduled it (a chunk's runs, stored together, or one's own)."""
     calls: Counter[int] = Counter()
-    reschedule = service.reschedule
+    plan = service._plan
 
-    def counted(placement: Placement, **kwargs: Any) -> Any:
+    def counted(placement: Placement, *args: Any) -> Any:
         calls[placement.pk] += 1
-        return reschedule(placement, **kwargs)
+        return plan(placement, *args)
 
-    monkeypatch.setattr(service, "reschedule", counted)
+    monkeypatch.setattr(service, "_plan", counted)
     return calls
 
 
@@ -75,14 +75,14 @@ def test_one_broken_placement_does_not_stop_its_chunk(
     hub_placements: list[Placement], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     broken = hub_placements[1]
-    reschedule = service.reschedule
+    plan = service._plan
 
-    def failing(placement: Placement, **kwargs: Any) -> Any:
+    def failing(placement: Placement, *args: Any) -> Any:
         if placement.pk == broken.pk:
             raise RuntimeError("stored spec from the future")
-        return reschedule(placement, **kwargs)
+        return plan(placement, *args)
 
-    monkeypatch.setattr(service, "reschedule", failing)
+    monkeypatch.setattr(service, "_plan", failing)
     ids = [p.pk for p in hub_placements]
     answer = tasks.reschedule_chunk(broken.hub_id, ids)
     assert (answer["rescheduled"], answer["failed"], answer["skipped"]) == (len(ids) - 1, 1, 0)

@@ -14,20 +14,26 @@ from django.test.utils import CaptureQueriesContext
 
 from inventory.models import Hub
 from placement import service, tasks
-from placement.models import Owner, Placement
+from placement.models import DecisionChange, Owner, Placement
 from tests.placement.conftest import NOW, WEB_SPEC
 
 pytestmark = pytest.mark.django_db
 
-# The snapshot's version, the stored state (row, decisions) twice (read, then under the lock, in a
-# transaction: a savepoint in a test), the decision pages, the history entry (the entry it follows, a
-# savepoint around the insert), the events (insert, the oldest beyond those kept), the row.
-FIRST_RUN = 15
+# The snapshot's version, the stored state (row with its newest history entry, decisions) twice (read,
+# then under the lock, in a transaction: a savepoint in a test), then the run's rows: the decision
+# pages, the events (insert, the oldest beyond those kept), the row, the history entry (one INSERT that
+# skips a duplicate key).
+FIRST_RUN = 12
 # The snapshot's version, the stored state (row, decisions) and the run's time.
 UNCHANGED_RUN = 4
-# Per placement of a full reschedule's chunk with nothing changed: the snapshot's version and the run's
-# time (the chunk reads its placements in one query, and their decisions in another).
-UNCHANGED_IN_CHUNK = 2
+# A full reschedule's chunk with nothing changed, whatever its size: the hub, the snapshot's version
+# and the hub's decisions, the chunk's placements and their decisions, the snapshot's version for the
+# runs, and one UPDATE of their time.
+UNCHANGED_CHUNK = 7
+# A chunk's first runs, whatever its size: the 6 reads above, the stored state under the lock (rows,
+# decisions) in a transaction (a savepoint in a test), then each kind of row in one statement: the
+# decision pages, the placements, the events (insert, the oldest beyond those kept), the history.
+FIRST_CHUNK = 6 + 2 + 2 + 5
 
 
 def placement(hub: Hub, name: str, spec: dict[str, Any]) -> Placement:
@@ -78,6 +84,17 @@ def test_a_chunk_with_nothing_changed_reads_its_placements_and_decisions_once(ma
         tasks.reschedule_chunk(manifests_hub.pk, ids)
     with CaptureQueriesContext(connection) as queries:
         tasks.reschedule_chunk(manifests_hub.pk, ids)
-    # the hub, the snapshot's version and the hub's decisions, the chunk's placements and their decisions
-    assert len(queries) == 5 + UNCHANGED_IN_CHUNK * len(ids), statements(queries)
-    assert statements(queries)["UPDATE"] == len(ids)
+    assert len(queries) == UNCHANGED_CHUNK, statements(queries)
+    assert statements(queries)["UPDATE"] == 1
+
+
+@pytest.mark.parametrize("size", [2, 6])
+def test_a_chunk_stores_its_runs_in_a_number_of_queries_that_does_not_grow_with_it(
+    manifests_hub: Hub, size: int
+) -> None:
+    service.hub_snapshot(manifests_hub)
+    ids = [placement(manifests_hub, f"shop-{index}", WEB_SPEC).pk for index in range(size)]
+    with CaptureQueriesContext(connection) as queries:
+        tasks.reschedule_chunk(manifests_hub.pk, ids)
+    assert DecisionChange.objects.filter(placement__in=ids).count() == size
+    assert len(queries) == FIRST_CHUNK, statements(queries)
