@@ -184,11 +184,16 @@ def hub_snapshot(hub: Hub, now: datetime | None = None, *, heartbeats: bool = Tr
     return snapshot
 
 
-def current_snapshot(hub: Hub) -> HubSnapshot:
+def reads_heartbeats(placements: Iterable[Placement]) -> bool:
+    """Whether scheduling any of these placements reads its members' heartbeats (`hub_snapshot`)."""
+    return any(placement.family.reads_heartbeats for placement in placements)
+
+
+def current_snapshot(hub: Hub, *, heartbeats: bool = True) -> HubSnapshot:
     """`hub_snapshot` with every placement's PlacementDecisions read again: workers rescheduling other
     placements of the hub store decisions without changing the hub's version, and Balance counts them
     all. One query; used once per chunk of a full reschedule."""
-    snapshot = hub_snapshot(hub)
+    snapshot = hub_snapshot(hub, heartbeats=heartbeats)
     refreshed = snapshot.ocm.refresh_decisions(_hub_decisions(hub))
     if refreshed:
         logger.debug("hub %s: decisions of %d placements changed elsewhere", hub.name, refreshed)
@@ -532,9 +537,7 @@ def evaluate(
     scheduling abort, such as a malformed property name, is reported on `spec.policy`).
     """
     parsed = parse(placement, spec)
-    snapshot = snapshot or hub_snapshot(
-        placement.hub, _now(now), heartbeats=placement.family.reads_heartbeats
-    )
+    snapshot = snapshot or hub_snapshot(placement.hub, _now(now), heartbeats=reads_heartbeats([placement]))
     return placement.family.schedule(placement, parsed, snapshot, _now(now), spec=spec)
 
 
@@ -583,7 +586,7 @@ def reschedule(
     from placement import tasks  # tasks call this module
 
     now = _now(now)
-    snapshot = hub_snapshot(placement.hub, now)
+    snapshot = hub_snapshot(placement.hub, now, heartbeats=reads_heartbeats([placement]))
     for attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
         locked = attempt == _OPTIMISTIC_ATTEMPTS
         planned = None
@@ -630,7 +633,7 @@ def reschedule_together(
     from placement import tasks  # tasks call this module
 
     now = _now(now)
-    snapshot = hub_snapshot(hub, now)
+    snapshot = hub_snapshot(hub, now, heartbeats=reads_heartbeats(placements))
     left: list[Placement] = []
     unchanged: list[tuple[Placement, Outcome]] = []
     written: list[tuple[RunWrites, Planned, Outcome]] = []

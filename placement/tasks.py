@@ -262,8 +262,6 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     if hub is None:
         return {**counts, "skipped": len(placement_ids), "snapshot_seconds": 0.0}
     started = time.perf_counter()
-    service.current_snapshot(hub)
-    snapshot_seconds = time.perf_counter() - started
     queued = Q(reschedule_queued_at__gte=timezone.now() - QUEUED_TTL)
     rows = (
         Placement.objects.filter(pk__in=placement_ids, hub=hub)
@@ -275,6 +273,9 @@ def reschedule_chunk(hub_id: int, placement_ids: list[int], trigger: str = PERIO
     ordered = [placements[pk] for pk in placement_ids if pk in placements]
     for placement in ordered:
         placement.hub = hub
+    snapshot_started = time.perf_counter()
+    service.current_snapshot(hub, heartbeats=service.reads_heartbeats(ordered))
+    snapshot_seconds = time.perf_counter() - snapshot_started
     seen = service.read_stored(ordered)
     left = service.reschedule_together(hub, ordered, trigger=trigger, seen=seen)
     counts["rescheduled"] = len(ordered) - len(left)
