@@ -75,9 +75,20 @@ class Reasons:
 
     @classmethod
     def of(cls, items: Iterable[str | None]) -> Reasons:
+        """The column of `items`, texts numbered in first-seen order. The items are grouped by object
+        first, as arrays: a column of a large fleet is mostly a few shared text objects (one per filter),
+        so the texts are compared per distinct object, not per cluster."""
+        listed = items if isinstance(items, list) else list(items)
+        objects = np.fromiter(map(id, listed), dtype=np.uint64, count=len(listed))
+        _, first, inverse = np.unique(objects, return_index=True, return_inverse=True)
+        seen = np.argsort(first, kind="stable")  # the distinct objects in the order first listed
         index: dict[str, int] = {}
-        codes = [-1 if item is None else index.setdefault(item, len(index)) for item in items]
-        return cls(list(index), np.asarray(codes, dtype=np.int64))
+        codes = np.empty(len(first), dtype=np.int64)
+        codes[seen] = [
+            -1 if item is None else index.setdefault(item, len(index))
+            for item in map(listed.__getitem__, first[seen].tolist())
+        ]
+        return cls(list(index), codes[inverse.reshape(-1)])
 
     def tolist(self) -> list[str | None]:
         texts: list[str | None] = [*self.texts, None]  # code -1 reads the last entry
