@@ -10,7 +10,9 @@ full passes of the reschedule (`placement.tasks.reschedule_chunk`, in this proce
 placement holds its decisions and a stored run, as in bench/scale.py's third pass. Then, per placement,
 `service._plan` (the scheduler, the explanation's record and digest, the family's plan: everything a
 reschedule does before it writes) on the warm snapshot, timed in this process's CPU time; the median of
-`--repeat` rounds per placement, then the mean over the placements of each kind and over the mix.
+`--repeat` rounds per placement, then the mean over the placements of each kind and over the mix; the
+plans run at the time the sync started, when every Fleet member had just reported (the passes ran later,
+so a Fleet plan may differ from its stored run).
 With `--keep DIR` the synced database of each size is kept there and used again by the next run (the
 same seed gives the same hub), so code changes are compared on the same rows.
 `--profile KIND` adds a cProfile of that kind's plans at each size (the 25 costliest functions).
@@ -73,15 +75,16 @@ def prepare(path: Path, clusters: int, placements: int) -> None:
 
 def plan_times(repeat: int, profile: str) -> dict[str, list[float]]:
     """CPU milliseconds of `service._plan` per placement (median of `repeat`), by kind."""
-    from django.utils import timezone
     from scale import HUB
 
-    from inventory.models import Hub
+    from inventory.models import Hub, SyncRun
     from placement import service
     from placement.models import Owner, Placement
 
     hub = Hub.objects.get(name=HUB)
-    now = timezone.now()
+    # the sync's start: the demo hub's members had just reported then, so Fleet sees them live as with
+    # heartbeats on (later, every member's heartbeat would be stale, each with its own reason to word)
+    now = SyncRun.objects.filter(hub=hub).earliest("started_at").started_at
     started = time.process_time()
     snapshot = service.hub_snapshot(hub, now)
     print(f"  snapshot build: CPU {time.process_time() - started:.1f} s", flush=True)
