@@ -16,6 +16,9 @@ so a Fleet plan may differ from its stored run).
 With `--keep DIR` the synced database of each size is kept there and used again by the next run (the
 same seed gives the same hub), so code changes are compared on the same rows.
 `--profile KIND` adds a cProfile of that kind's plans at each size (the 25 costliest functions).
+`--passes N` then runs N full reschedule passes in this process (every chunk `reschedule_hub` would
+queue, writes on SQLite included, at the time they run) and prints the CPU per placement of each; the
+first after a change to what a run stores (its digest) rewrites every placement once.
 """
 
 from __future__ import annotations
@@ -115,6 +118,23 @@ def plan_times(repeat: int, profile: str) -> dict[str, list[float]]:
     return times
 
 
+def full_passes(count: int) -> None:
+    """`count` passes of every chunk `reschedule_hub` would queue, one after the other in this process."""
+    from scale import HUB
+
+    from inventory.models import Hub
+    from placement import tasks
+
+    hub = Hub.objects.get(name=HUB)
+    for index in range(count):
+        chunks = tasks.hub_chunks(hub.pk)
+        cpu = time.process_time()
+        for chunk in chunks:
+            tasks.reschedule_chunk(hub.pk, chunk)
+        per_placement = (time.process_time() - cpu) * 1000 / sum(map(len, chunks))
+        print(f"  full pass {index + 1}: CPU {per_placement:.1f} ms per placement", flush=True)
+
+
 def report(clusters: int, times: dict[str, list[float]]) -> None:
     every = [ms for kind in KINDS for ms in times[kind]]
     cells = [f"{kind} {statistics.fmean(times[kind]):6.2f}" for kind in KINDS if times[kind]]
@@ -135,6 +155,7 @@ def run_size(clusters: int, args: argparse.Namespace, folder: Path) -> None:
 
     service.forget_snapshots()
     report(clusters, plan_times(args.repeat, args.profile))
+    full_passes(args.passes)
     connection.close()
 
 
@@ -145,6 +166,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="keep the synced databases in this folder and reuse them")
     parser.add_argument("--profile", choices=KINDS, default="")
+    parser.add_argument("--passes", type=int, default=0, help="full reschedule passes timed after the plans")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="fleetui-bench-plan-"))
     folder.mkdir(parents=True, exist_ok=True)
