@@ -76,9 +76,20 @@ class Reasons:
 
     @classmethod
     def of(cls, items: Iterable[str | None]) -> Reasons:
+        """The column of `items`, texts numbered in first-seen order. The items are grouped by object
+        first, as arrays: a column of a large fleet is mostly a few shared text objects (one per filter),
+        so the texts are compared per distinct object, not per cluster."""
+        listed = items if isinstance(items, list) else list(items)
+        objects = np.fromiter(map(id, listed), dtype=np.uint64, count=len(listed))
+        _, first, inverse = np.unique(objects, return_index=True, return_inverse=True)
+        seen = np.argsort(first, kind="stable")  # the distinct objects in the order first listed
         index: dict[str, int] = {}
-        codes = [-1 if item is None else index.setdefault(item, len(index)) for item in items]
-        return cls(list(index), np.asarray(codes, dtype=np.int64))
+        codes = np.empty(len(first), dtype=np.int64)
+        codes[seen] = [
+            -1 if item is None else index.setdefault(item, len(index))
+            for item in map(listed.__getitem__, first[seen].tolist())
+        ]
+        return cls(list(index), codes[inverse.reshape(-1)])
 
     def tolist(self) -> list[str | None]:
         texts: list[str | None] = [*self.texts, None]  # code -1 reads the last entry
@@ -161,7 +172,15 @@ def name_column(names: tuple[str, ...], order: np.ndarray) -> list[str] | Positi
     small record)."""
     if 2 * len(order) >= len(names):
         return Positions(name_table(names), order)
-    return [names[position] for position in order.tolist()]
+    listed: list[str] = _name_objects(names)[order].tolist()
+    return listed
+
+
+@lru_cache(maxsize=8)
+def _name_objects(names: tuple[str, ...]) -> np.ndarray:
+    """An inventory's names as an object array, built once per inventory as its table is: the names at
+    thousands of positions are then taken without a Python loop."""
+    return np.array(names, dtype=object)
 
 
 Column = list[str] | Positions | np.ndarray | Reasons | Ints | dict[str, Ints]
@@ -341,7 +360,10 @@ class ClusterRecord:
                 add(key, "table", column.order)
                 hashed.update(column.table.digest)
             else:
-                add(key, "names", column)
+                # the names as their lengths and their concatenation: unambiguous whatever they hold, and
+                # a fraction of their JSON's cost for the tens of thousands of names of a large set
+                add(key, "names", np.fromiter(map(len, column), dtype=np.int64, count=len(column)))
+                hashed.update("".join(column).encode() + b";")
         return hashed.hexdigest()
 
     def pack(self) -> bytes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,10 +133,17 @@ def filter_predicates(
     )
 
 
+def _selector_keys(selector: LabelSelector) -> tuple[str, ...]:
+    """The keys a selector reads, each once, in the order it names them."""
+    return tuple(
+        dict.fromkeys([k for k, _ in selector.match_labels] + [r.key for r in selector.match_expressions])
+    )
+
+
 def _mismatch(selector: LabelSelector, values: Mapping[str, str], what: str, noun: str) -> str | None:
     if selector.matches(values):
         return None
-    keys = dict.fromkeys([k for k, _ in selector.match_labels] + [r.key for r in selector.match_expressions])
+    keys = _selector_keys(selector)
     found = ", ".join(f"{k}={values[k]}" if k in values else f"no {noun} {k}" for k in keys)
     return f"{what} {selector.describe()} does not match ({found})"
 
@@ -154,3 +161,39 @@ def predicate_reason(predicates: Sequence[CompiledPredicate], inventory: OcmInve
             why = f"celSelector `{expressions}` is not true"
         reasons.append(f"predicate[{index}] {why}")
     return "does not match any predicate: " + "; ".join(reasons)
+
+
+def _value_codes(inventory: OcmInventory, of_claims: bool, keys: tuple[str, ...]) -> np.ndarray:
+    """Per cluster position a code naming its values (None when unset) of `keys` among its labels or,
+    with `of_claims`, its claims; coded once per inventory for every placement reading the same keys."""
+
+    def projection(held: OcmInventory, position: int) -> Hashable:
+        cluster = held.clusters[position]
+        values = cluster.claim_map if of_claims else cluster.labels
+        return tuple(values.get(key) for key in keys)
+
+    return inventory.projection_codes(("predicate reason", of_claims, keys), projection)
+
+
+def predicate_reason_columns(
+    predicates: Sequence[CompiledPredicate], inventory: OcmInventory, positions: np.ndarray
+) -> list[np.ndarray]:
+    """Columns over `positions` (clusters no predicate matched) such that clusters equal in every column
+    get the same `predicate_reason`: per predicate, the reason reads only the cluster's values of the keys
+    its selectors name and, where both selectors match, its CEL verdict (which the filter already holds)."""
+    columns = []
+    for compiled in predicates:
+        predicate = compiled.predicate
+        columns.append(_value_codes(inventory, False, _selector_keys(predicate.label_selector))[positions])
+        columns.append(
+            _value_codes(inventory, True, _selector_keys(predicate.claim_label_selector))[positions]
+        )
+        if compiled.cel is not None:
+            reached = (
+                inventory.labels.selector_mask(predicate.label_selector)[positions]
+                & inventory.claims.selector_mask(predicate.claim_label_selector)[positions]
+            )
+            verdicts = np.zeros(len(positions), dtype=bool)
+            verdicts[reached] = [_cel_matches(compiled, inventory, p) for p in positions[reached].tolist()]
+            columns.append(verdicts)
+    return columns

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,9 +23,9 @@ from placement.scheduler.ocm.decisions import (
     held_decisions,
 )
 from placement.scheduler.ocm.inventory import OcmInventory
-from placement.scheduler.ocm.predicate import predicate_reason
+from placement.scheduler.ocm.predicate import predicate_reason, predicate_reason_columns
 from placement.scheduler.ocm.status import ScheduleStatus
-from placement.scheduler.ocm.taints import untolerated_reason
+from placement.scheduler.ocm.taints import untolerated_reason, untolerated_reason_columns
 from placement.scheduler.ocm.types import Placement
 from placement.scheduler.record import (
     FILTERED_BY,
@@ -44,7 +43,19 @@ if TYPE_CHECKING:
 
 # how far a cluster got through one reconcile
 OUTSIDE, DELETING, PREDICATE, TAINT, HALTED, SCORED = range(6)
-_TAINTS = attrgetter("taints")
+
+
+def _groups(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """For equal-length columns, the index of the first row of each distinct combination of their values
+    and each row's combination (an index into the first), without a Python loop over the rows."""
+    combined = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        codes = np.unique(column, return_inverse=True)[1].reshape(-1)
+        # renumbered densely after each column, so the product stays far inside int64
+        combined = np.unique(combined * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)[1]
+        combined = combined.reshape(-1)
+    _, first, group = np.unique(combined, return_index=True, return_inverse=True)
+    return first, group.reshape(-1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,14 +211,12 @@ class OcmScheduleResult:
 
     def _reason_column(self, positions: np.ndarray) -> Reasons:
         """`_filtered_by` of these positions as a reason column (texts in first-seen order, as
-        `Reasons.of` numbers them), each distinct reason computed once: a taint reason depends only on
-        the cluster's taints and whether it is decided, a predicate reason on the cluster's own labels
-        and claims, and every other stage gives all its clusters one reason, set for all at once. Taints
-        are told apart by their tuple object, not its content: the parser gives clusters with equal
-        taints one shared tuple (hashing every cluster's taints here cost more than the rest of the
-        record), and clusters whose equal taints are separate tuples just compute the same reason more
-        than once; the tuples' identities are grouped as an array, hundreds of tainted clusters sharing
-        a reason or two in a fleet."""
+        `Reasons.of` numbers them), each distinct reason computed once: a predicate reason depends only on
+        the cluster's values of the keys the predicates read (and its CEL verdicts), a taint reason only
+        on its taints and whether it is decided, and every other stage gives all its clusters one reason,
+        set for all at once. What a reason depends on is coded per inventory, shared by every placement
+        (`_reason_columns`), and grouped as arrays: thousands of filtered clusters of a large fleet share
+        a handful of reasons, each computed for its first cluster only."""
         stages = self._stages[positions]
         found: dict[str, int] = {}
         keys = np.full(len(positions), -1, dtype=np.int64)
@@ -219,17 +228,11 @@ class OcmScheduleResult:
             at = np.flatnonzero(stages == stage)
             if stage == SCORED:
                 continue
-            if stage == PREDICATE:
-                keys[at] = [key(self._filtered_by(p)) for p in positions[at].tolist()]
-            elif stage == TAINT:
-                tainted = positions[at]
-                clusters = map(self.inventory.clusters.__getitem__, tainted.tolist())
-                taints = np.fromiter(map(id, map(_TAINTS, clusters)), dtype=np.uint64, count=len(tainted))
-                decided = self.inventory.decided_mask(*self.placement.key)[tainted]
-                kinds = np.unique(taints, return_inverse=True)[1].reshape(-1) * 2 + decided
-                _, first, group = np.unique(kinds, return_index=True, return_inverse=True)
-                codes = [key(self._filtered_by(p)) for p in tainted[first].tolist()]
-                keys[at] = np.asarray(codes, dtype=np.int64)[group.reshape(-1)]
+            if stage in (PREDICATE, TAINT):
+                reached = positions[at]
+                first, group = _groups(self._reason_columns(stage, reached))
+                codes = [key(self._filtered_by(p)) for p in reached[first].tolist()]
+                keys[at] = np.asarray(codes, dtype=np.int64)[group]
             else:
                 keys[at] = key(self._filtered_by(int(positions[at[0]])))
         # number the texts in the order their first cluster is listed
@@ -240,6 +243,15 @@ class OcmScheduleResult:
         renumbered = np.full(len(texts) + 1, -1, dtype=np.int64)  # the last entry: None stays -1
         renumbered[firsts] = np.arange(len(firsts))
         return Reasons([texts[k] for k in firsts.tolist()], renumbered[keys])
+
+    def _reason_columns(self, stage: int, positions: np.ndarray) -> list[np.ndarray]:
+        """Columns over `positions` (all at `stage`, PREDICATE or TAINT) that clusters with the same
+        reason have equal, coded once per inventory (see the functions answering them)."""
+        assert self.outcome is not None  # only an outcome puts clusters at these stages
+        if stage == PREDICATE:
+            return predicate_reason_columns(self.outcome.predicates, self.inventory, positions)
+        decided = self.inventory.decided_mask(*self.placement.key)
+        return untolerated_reason_columns(self.placement.tolerations, self.inventory, positions, decided)
 
     def _outside_reason(self) -> str:
         namespace = self.placement.namespace

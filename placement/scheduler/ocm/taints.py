@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -122,6 +122,29 @@ def untolerated_reason(
             return f"taint {taint.describe()} is not tolerated (the cluster is not already decided)"
         return f"taint {taint.describe()} is not tolerated"
     return None
+
+
+def _taint_kinds(inventory: OcmInventory, position: int) -> Hashable:
+    return tuple((taint.key, taint.value, taint.effect) for taint in inventory.clusters[position].taints)
+
+
+def _taints(inventory: OcmInventory, position: int) -> Hashable:
+    return inventory.clusters[position].taints
+
+
+def untolerated_reason_columns(
+    tolerations: Sequence[Toleration], inventory: OcmInventory, positions: np.ndarray, decided: np.ndarray
+) -> list[np.ndarray]:
+    """Columns over `positions` such that clusters equal in both get the same `untolerated_reason`: the
+    reason reads the cluster's taints and whether it is decided (`decided`, a mask over the inventory),
+    and a taint's timeAdded only through a toleration that expires. The taints are coded once per
+    inventory for every placement, without their timeAdded when no toleration expires (clusters the hub
+    marked unreachable at different times then share one reason)."""
+    if any(toleration.duration_nanoseconds is not None for toleration in tolerations):
+        codes = inventory.projection_codes(("untolerated reason", "taints"), _taints)
+    else:
+        codes = inventory.projection_codes(("untolerated reason", "taint kinds"), _taint_kinds)
+    return [codes[positions], decided[positions]]
 
 
 def requeue_time(
