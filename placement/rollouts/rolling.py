@@ -345,6 +345,10 @@ def _summary(
         "stale": sorted(cluster[u.binding.name] for u in plan.stale),
         "ready": sorted(cluster[name] for name, a in assessed.items() if a.ready and name in cluster),
         "failed": sorted(cluster[name] for name, a in assessed.items() if a.failed and name in cluster),
+        # still applying: their reports (not a timer) bring the next round, and the page follows them
+        "applying": sorted(
+            cluster[name] for name, a in assessed.items() if not (a.ready or a.failed) and name in cluster
+        ),
         "upToDate": sorted(cluster[b.name] for b in plan.up_to_date),
         "waitingForCleanup": plan.waiting_for_cleanup or "",
         "requeueAt": format_time(now + requeue) if requeue is not None else None,

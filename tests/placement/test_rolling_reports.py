@@ -13,6 +13,7 @@ from inventory.models import Hub
 from inventory.signals import managed_objects_reported
 from inventory.sync import apply_events
 from inventory.watch import HubWatcher
+from placement import queries
 from placement.models import Placement
 from placement.rollouts import rolling
 from tests.placement.rollout_hub import (
@@ -35,6 +36,10 @@ def rollout(crp: Placement) -> dict[str, Any]:
     return crp.status["rollout"]
 
 
+def in_progress(crp: Placement) -> bool:
+    return queries.filter_rollout(Placement.objects.all(), queries.ROLLOUT_ACTIVE).filter(pk=crp.pk).exists()
+
+
 def available(obj: dict[str, Any]) -> bool:
     conditions = (obj.get("status") or {}).get("conditions") or []
     return any(c["type"] == "Available" and c["status"] == "True" for c in conditions)
@@ -48,6 +53,9 @@ def test_a_round_that_finds_every_binding_on_the_latest_snapshot_queues_none(
     fleet_sim.reconcile()  # the bindings are applying, none is available yet
     summary = rolling.run_round(crp)
     assert not summary["needRoll"] and summary["ready"] == [] and summary["requeueAt"] is None
+    # still in progress for the lists and the page, which follow the bindings' reports
+    assert sorted(summary["applying"]) == sorted(hub_bindings(fleet_sim, crp))
+    assert in_progress(crp)
 
 
 def test_the_watched_reports_of_the_bindings_run_the_round_that_finds_them_ready(
@@ -74,6 +82,7 @@ def test_the_watched_reports_of_the_bindings_run_the_round_that_finds_them_ready
     summary = rollout(crp)
     assert summary["round"] == 2 and sorted(summary["ready"]) == clusters
     assert not summary["needRoll"] and summary["requeueAt"] is None
+    assert summary["applying"] == [] and not in_progress(crp)
 
     # the same reports again (a re-list) are no news: no round
     unchanged = [("MODIFIED", obj) for obj in hub_bindings(fleet_sim, crp).values()]
