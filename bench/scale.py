@@ -7,7 +7,8 @@ The production topology on PostgreSQL and Redis (DATABASE_URL and CELERY_BROKER_
 var/services/env; the database `--database` and Redis db `--redis-db` of those servers are emptied
 first and the database is kept afterwards for a look at its plans). The demo hub runs in a process of
 its own (demohub/remote.py) with `--clusters` OCM ManagedClusters and Fleet MemberClusters whose agents
-report every `--heartbeat-seconds` (a steady clusters/period writes a second). In order:
+report every `--heartbeat-seconds` (a steady clusters/period writes a second); its Fleet controllers
+apply the CRPs' bindings (demohub/fleetsim.py), so their rolling updates finish. In order:
 
 1. initial sync: `manage.py sync_hubs demo` in a process of its own (wall time, its peak RSS), with
    heartbeats on; then heartbeats paused, a resync that takes in the heartbeats of the first sync, and a
@@ -562,8 +563,16 @@ def main() -> None:
     figures, rng = Figures(args.clusters), random.Random(5)
     processes = Processes(VAR, env)
     print(f"demo hub: seeding {args.clusters:,} clusters (OCM + Fleet) in its own process...", flush=True)
+    # the hub's controllers report Applied / Available on the CRPs' bindings (an empty Work applies too, as
+    # upstream's work generator writes one even when the selected Namespace does not exist); checked once a
+    # second, which is plenty for rollouts and cheap beside the heartbeats
     with RemoteHub(
-        clusters=args.clusters, fleet=True, seed=1, heartbeat_seconds=args.heartbeat_seconds
+        clusters=args.clusters,
+        fleet=True,
+        seed=1,
+        heartbeat_seconds=args.heartbeat_seconds,
+        controllers=True,
+        controller_seconds=1.0,
     ) as hub:
         print(
             f"demo hub up after {time.perf_counter() - started:.0f} s, {sum(hub.seeded.values()):,} objects, "

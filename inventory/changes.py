@@ -26,7 +26,7 @@ from inventory.models import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
 )
-from inventory.signals import hub_changed, hub_changes_recorded
+from inventory.signals import hub_changed, hub_changes_recorded, managed_objects_reported
 from placement.scheduler.errors import ManifestError
 from placement.scheduler.fleet.types import MemberCluster
 from placement.scheduler.ocm import types
@@ -169,6 +169,18 @@ def notify(changes: HubChanges) -> None:
     for receiver, result in hub_changed.send_robust(sender=Hub, hub_changes=changes):
         if isinstance(result, Exception):
             logger.error("change listener %r failed for hub %s: %s", receiver, changes.hub_id, result)
+
+
+def report_managed(hub: Hub, kind: str, objects: Sequence[dict[str, Any]]) -> None:
+    """Send `managed_objects_reported` for the objects of `kind` written by this dashboard that a sync
+    or watch events listed (once the rows are committed); a failing receiver is logged like `notify`'s."""
+    if not objects:
+        return
+    for receiver, result in managed_objects_reported.send_robust(
+        sender=Hub, hub=hub, kind=kind, objects=objects
+    ):
+        if isinstance(result, Exception):
+            logger.error("listener %r of managed %s failed for hub %s: %s", receiver, kind, hub.pk, result)
 
 
 @dataclass

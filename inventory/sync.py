@@ -93,6 +93,8 @@ class KindRows:
         self.seen: set[int] = set()
         self.listed = 0
         self.rejected = 0
+        # the objects this dashboard wrote (never mirrored), whose status the hub reports back to it
+        self.managed: list[dict[str, Any]] = []
         # identities of this kind's objects recorded as rejected, cleared when a valid version arrives
         self.known_rejections = rejections.known(hub, kind.name)
 
@@ -112,6 +114,7 @@ class KindRows:
         for number, obj in last.values():
             if is_managed(_labels(obj)):
                 # written by this dashboard from its own rows (bindings, published decisions): not mirrored
+                self.managed.append(obj)
                 continue
             if (pk := self._unchanged(obj)) is not None:
                 unchanged.append(pk)
@@ -473,6 +476,8 @@ def sync_hub(
     else:
         _succeed(hub, run, versions)
     changes.notify(_after_write(hub, log))
+    for table in tables:
+        changes.report_managed(hub, table.kind.name, table.managed)
     if refused:
         raise SyncFailed(next(iter(refused.values())), failed)
     logger.info(
@@ -575,6 +580,7 @@ def apply_events(
         if also is not None:
             also()
     changes.notify(hub_changes)
+    changes.report_managed(hub, kind.name, table.managed)
     return bool(log)
 
 

@@ -106,18 +106,24 @@ def _rollout_stuck() -> Q:
 
 
 def filter_rollout(placements: QuerySet[Placement], state: str) -> QuerySet[Placement]:
-    """Dashboard-owned CRPs whose rolling update is in progress (more rounds to come) or stuck (the last
-    round failed, or some bindings did), from the summary the last round stored."""
+    """Dashboard-owned CRPs whose rolling update is in progress (more rounds to come, or bindings still
+    applying) or stuck (the last round failed, or some bindings did), from the summary the last round
+    stored."""
     rolling = placements.filter(owner=Owner.DASHBOARD, status__rollout__has_key="at").alias(
         rollout_error=Coalesce(KT("status__rollout__error"), Value(""), output_field=TextField()),
         rollout_failed=Coalesce(KT("status__rollout__failed"), Value("[]"), output_field=TextField()),
         # a JSON null reads as NULL on PostgreSQL, as "null" on SQLite (Django's KT); a lookup on KT
         # itself would ask whether the key exists, which it does
         rollout_requeue=Coalesce(KT("status__rollout__requeueAt"), Value(""), output_field=TextField()),
+        rollout_applying=Coalesce(KT("status__rollout__applying"), Value("[]"), output_field=TextField()),
     )
     if state == ROLLOUT_STUCK:
         return rolling.filter(_rollout_stuck())
-    moving = Q(status__rollout__needRoll=True) | ~Q(rollout_requeue__in=("", "null"))
+    moving = (
+        Q(status__rollout__needRoll=True)
+        | ~Q(rollout_requeue__in=("", "null"))
+        | ~Q(rollout_applying__in=("[]", "null"))
+    )
     return rolling.filter(moving).exclude(_rollout_stuck())
 
 

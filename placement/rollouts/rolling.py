@@ -9,9 +9,11 @@ RolloutStarted=False, chosen Unscheduled ones are deleted. The round's summary i
 `placement.status["rollout"]` (the placement page reads it) and the next round is queued with Celery
 at the requeue time.
 
-Readiness comes from the hub's reports, which the dashboard does not watch for its own objects (the
-sync skips them), so while anything still moves the rounds poll every `POLL` (sooner when a
-not-trackable binding's wait ends first). `roll_out_new_snapshot` bumps
+As upstream's rollout controller, a round that leaves bindings to roll comes back after the planner's
+wait (the first not-trackable binding's, else `unavailablePeriodSeconds`, never sooner than
+`MIN_REQUEUE`), and a round with nothing left to roll queues none: the hub's reports on the bindings
+(Available or DiffReported changed, read by the watch: `reported`) bring the next round, as binding
+update events do upstream. `roll_out_new_snapshot` bumps
 `placement.status["resourceSnapshot"]["index"]`, which makes the next rounds roll every bound
 cluster to the new snapshot, wave by wave within maxUnavailable / maxSurge.
 """
@@ -32,6 +34,7 @@ from django.utils import timezone
 
 from inventory import audit
 from inventory.hubclient import HubError
+from inventory.models import Hub
 from placement import access, claims, families, history, hubbindings, queries, service
 from placement.families.fleet import parse_stored
 from placement.models import ClusterResourceBinding, Owner, Placement, PlacementEvent
@@ -50,8 +53,9 @@ from placement.scheduler.timeutil import format_time, parse_time
 
 logger = logging.getLogger(__name__)
 
-# How often a moving rollout reads its bindings' readiness back from the hub.
-POLL = timedelta(seconds=5)
+# The soonest a round with bindings still to roll comes back (upstream requeues such a round at once, rate
+# limited, when no binding has a wait of its own); the hub's reports on the bindings bring one sooner.
+MIN_REQUEUE = timedelta(seconds=5)
 # After a failed round (the hub, a plan the controller refuses: two live bindings on one cluster, the
 # database), doubling with each failure in a row up to ERROR_RETRY_MAX.
 ERROR_RETRY = timedelta(seconds=30)
@@ -129,6 +133,10 @@ def run_round(
     with claims.claimed(Placement, placement.pk, ttl=CLAIM_TTL, prefix=CLAIM_PREFIX) as owner:
         if owner is None:
             logger.debug("%s: another runner holds the rollout", placement)
+            if due is None:
+                # asked for by a change (a hub report, a reschedule) the running round may have read
+                # too early: run again after it, as upstream's work queue re-queues a key that is busy
+                _queue_again(placement)
             return None
         try:
             summary = _locked_round(placement, now, due)
@@ -187,9 +195,12 @@ def _store_failure(placement: Placement, error: str, now: datetime) -> dict[str,
 
 
 def _superseded(placement: Placement, due: str, now: datetime) -> bool:
+    """A later round queued another moment, or found nothing left to roll (no moment at all)."""
     stored = ((placement.status or {}).get("rollout") or {}).get("requeueAt")
-    if not stored or stored == due:
+    if stored == due:
         return False
+    if not stored:
+        return True
     moment = parse_time(stored)
     return moment is not None and moment > now
 
@@ -319,8 +330,7 @@ def _summary(
             "updated": updated,
             "removed": sorted(cluster[name] for name in removed),
         }
-    moving = any(not a.ready and not a.failed for a in plan.assessments)
-    requeue = _requeue_after(plan, moving)
+    requeue = _requeue_after(plan)
     budgets = plan.budgets
     return {
         "round": int(previous.get("round", 0)) + 1,
@@ -335,6 +345,10 @@ def _summary(
         "stale": sorted(cluster[u.binding.name] for u in plan.stale),
         "ready": sorted(cluster[name] for name, a in assessed.items() if a.ready and name in cluster),
         "failed": sorted(cluster[name] for name, a in assessed.items() if a.failed and name in cluster),
+        # still applying: their reports (not a timer) bring the next round, and the page follows them
+        "applying": sorted(
+            cluster[name] for name, a in assessed.items() if not (a.ready or a.failed) and name in cluster
+        ),
         "upToDate": sorted(cluster[b.name] for b in plan.up_to_date),
         "waitingForCleanup": plan.waiting_for_cleanup or "",
         "requeueAt": format_time(now + requeue) if requeue is not None else None,
@@ -358,13 +372,14 @@ def _budgets(budgets: Any) -> dict[str, int]:
     }
 
 
-def _requeue_after(plan: RolloutRound, moving: bool) -> timedelta | None:
-    """upstream requeues while it rolls; the dashboard also polls while a binding is still applying."""
+def _requeue_after(plan: RolloutRound) -> timedelta | None:
+    """upstream (Reconcile): a deleting binding's cleanup is retried after its wait, a rollout that still
+    rolls after the planner's wait; with nothing left to roll it stops, and binding reports restart it."""
     if plan.waiting_for_cleanup:
         return plan.requeue_after
-    if not (plan.need_roll or moving):
+    if not plan.need_roll:
         return None
-    return min(plan.requeue_after or POLL, POLL)
+    return max(plan.requeue_after, MIN_REQUEUE)
 
 
 def _record_events(
@@ -404,6 +419,14 @@ def request_round(placement: Placement) -> None:
     tasks.rolling_update_round.delay(placement.pk)
 
 
+def _queue_again(placement: Placement) -> None:
+    """Queue a round for `placement` after `MIN_REQUEUE` (with a broker; in-process rounds do not overlap)."""
+    from placement.rollouts import tasks
+
+    if not tasks.rolling_update_round.app.conf.task_always_eager:
+        tasks.rolling_update_round.apply_async((placement.pk,), countdown=MIN_REQUEUE.total_seconds())
+
+
 def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime) -> None:
     from placement.rollouts import tasks
 
@@ -429,6 +452,50 @@ def due(now: datetime) -> list[int]:
         .values_list("pk", "status__rollout__requeueAt")
     )
     return [pk for pk, moment in rows if moment and (parse_time(moment) or now) <= now]
+
+
+# --- the hub's reports on the bindings ----------------------------------------------------------------
+
+# upstream rollout controller (handleBindingUpdated): a binding update re-plans its placement when one of
+# these conditions changed (or the spec did, which only the dashboard writes for its own bindings)
+WATCHED_CONDITIONS = ("DiffReported", "Available")
+
+
+def reported(hub: Hub, objects: Iterable[Mapping[str, Any]]) -> list[int]:
+    """The rolling CRPs of `hub` whose next round these binding objects, as the hub lists them, call for:
+    those with a binding whose Available or DiffReported condition is not the one its row holds (the
+    last the dashboard read). The hub's answers to a round's own writes are stored by that round, so they
+    call for none."""
+    by_name = {
+        name: obj for obj in objects if isinstance(name := (obj.get("metadata") or {}).get("name"), str)
+    }
+    rows = ClusterResourceBinding.objects.filter(
+        placement__hub=hub, owner=Owner.DASHBOARD, name__in=list(by_name)
+    ).values_list("placement_id", "name", "status")
+    owed = {pk for pk, name, status in rows if _reports_changed(status, by_name[name].get("status"))}
+    placements = Placement.objects.filter(pk__in=owed).order_by("pk")
+    return [placement.pk for placement in placements if rolling_crp(placement) is not None]
+
+
+def _reports_changed(stored: Mapping[str, Any] | None, listed: Mapping[str, Any] | None) -> bool:
+    before, after = _watched(stored), _watched(listed)
+    return any(not _same_condition(before.get(kind), after.get(kind)) for kind in WATCHED_CONDITIONS)
+
+
+def _watched(status: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
+    conditions = (status or {}).get("conditions") or []
+    return {c["type"]: c for c in conditions if isinstance(c, dict) and c.get("type") in WATCHED_CONDITIONS}
+
+
+def _same_condition(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
+    """upstream condition.EqualCondition: same status and reason, `old` observed no earlier generation."""
+    if old is None or new is None:
+        return old is None and new is None
+    return (
+        old.get("status") == new.get("status")
+        and old.get("reason") == new.get("reason")
+        and int(old.get("observedGeneration") or 0) >= int(new.get("observedGeneration") or 0)
+    )
 
 
 # --- rolling out a new resource snapshot --------------------------------------------------------------

@@ -8,6 +8,7 @@ CELERY_BEAT_SCHEDULE entries name them so. Celery finds this module through the 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +16,8 @@ from celery import shared_task
 from django.utils import timezone
 
 from core.tasks import REDELIVER_IF_LOST
-from placement import service
+from inventory.models import Hub
+from placement import hubbindings, service
 from placement.models import Placement
 from placement.rollouts import rolling
 from placement.rollouts import runs as rollouts
@@ -26,6 +28,17 @@ logger = logging.getLogger(__name__)
 def on_crp_bindings_changed(sender: object, placement: Placement, **_: object) -> None:
     """Receiver of `placement.signals.crp_bindings_changed`: a round rolls the CRP onto its new bindings."""
     rolling_update_round.delay(placement.pk)
+
+
+def on_managed_objects_reported(
+    sender: object, hub: Hub, kind: str, objects: Sequence[dict[str, Any]], **_: object
+) -> None:
+    """Receiver of `inventory.signals.managed_objects_reported`: the hub's report on a rolling CRP's
+    bindings (read by the watch or a sync) runs its next round, as a binding update does upstream."""
+    if kind != hubbindings.KIND:
+        return
+    for placement_id in rolling.reported(hub, objects):
+        rolling_update_round.delay(placement_id)
 
 
 # --- staged update runs (runs) -----------------------------------------------------------------------

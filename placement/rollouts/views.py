@@ -300,7 +300,7 @@ def _rollout_context(
         "progress": tables.rollout_progress(clusters, latest),
         "condition_columns": rolling.CONDITION_COLUMNS,
         "can_roll": not placement.read_only and access.can_change(request.user, placement),
-        "polling": bool(summary.get("requeueAt")),
+        "polling": bool(summary.get("requeueAt") or summary.get("applying")),
         "poll_seconds": ROLLOUT_POLL_SECONDS,
     }
     return {"bindings": rows, "rollout": rollout}

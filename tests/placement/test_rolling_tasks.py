@@ -54,7 +54,7 @@ def test_the_next_round_is_queued_at_its_requeue_time(queued: list) -> None:
     placement = offline_crp()
     now = timezone.now().replace(microsecond=0)
     summary = rolling.run_round(placement, now)
-    assert summary["requeueAt"] == format_time(now + rolling.POLL)
+    assert summary["requeueAt"] == format_time(now + rolling.MIN_REQUEUE)
     [(args, options)] = queued
     assert args == (placement.pk, summary["requeueAt"]) and 0 < options["countdown"] <= 5
 
@@ -67,6 +67,16 @@ def test_a_round_queued_for_a_superseded_moment_is_skipped() -> None:
     placement.save(update_fields=["status"])
     assert rolling.run_round(placement, now, due=format_time(now)) is None
     assert rolling.run_round(placement, now, due=later)["round"] == 8
+
+
+def test_a_round_queued_before_one_that_found_nothing_to_roll_is_skipped() -> None:
+    placement = offline_crp()
+    now = timezone.now()
+    placement.status = {"rollout": {"round": 3, "requeueAt": None}}
+    placement.save(update_fields=["status"])
+    assert rolling.run_round(placement, now, due=format_time(now)) is None
+    # a change still asks for a round
+    assert rolling.run_round(placement, now)["round"] == 4
 
 
 def test_finished_rollouts_queue_nothing(queued: list) -> None:
@@ -104,3 +114,15 @@ def test_a_rollout_another_runner_holds_runs_no_round() -> None:
     )
     assert rolling.run_round(placement) is None
     assert rollout(placement)["round"] == 1
+
+
+def test_a_round_asked_for_while_another_runs_comes_after_it(queued: list) -> None:
+    placement = offline_crp()
+    Placement.objects.filter(pk=placement.pk).update(
+        rollout_claimed_until=timezone.now() + timedelta(minutes=1)
+    )
+    assert rolling.run_round(placement) is None
+    [(args, options)] = queued
+    assert args == (placement.pk,) and options["countdown"] == rolling.MIN_REQUEUE.total_seconds()
+    # a round queued for its moment is left to the runner holding the rollout, which queues its own next
+    assert rolling.run_round(placement, due=format_time(timezone.now())) is None and len(queued) == 1

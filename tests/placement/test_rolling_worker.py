@@ -42,12 +42,12 @@ def test_a_worker_runs_the_rounds_at_their_requeue_times(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(app.conf, "task_always_eager", False)
-    monkeypatch.setattr(rolling, "POLL", timedelta(seconds=1))
+    monkeypatch.setattr(rolling, "MIN_REQUEUE", timedelta(seconds=1))
     hub = synced_demo_hub_row(live_hub)
     editor = placement_role(hub, username="editor")  # admin of a populated set of the hub
     app.control.purge()
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
-        crp = create_crp(hub, editor, crp_spec(4, maxUnavailable=1, maxSurge=0))
+        crp = create_crp(hub, editor, crp_spec(4, maxUnavailable=1, maxSurge=0, unavailablePeriodSeconds=1))
         wait_for(
             "the first rollout", lambda: rollout(crp).get("round", 0) > 1 and not rollout(crp)["requeueAt"]
         )

@@ -36,12 +36,12 @@ def runner(tasks_in_process: None) -> Iterator[None]:
 def web(live_hub: DemoHub, runner: None, monkeypatch: pytest.MonkeyPatch) -> Placement:
     """In-process, the periodic runner runs due rounds (the page only shows them); rounds and the page
     poll every second here."""
-    monkeypatch.setattr(rolling, "POLL", timedelta(seconds=1))
+    monkeypatch.setattr(rolling, "MIN_REQUEUE", timedelta(seconds=1))
     monkeypatch.setattr(views, "ROLLOUT_POLL_SECONDS", 1)
     hub = synced_demo_hub_row(live_hub)
     # ops administers a populated set of the hub: may add its CRPs and roll out their snapshots
     ops = placement_role(hub, username="ops")
-    return create_crp(hub, ops, crp_spec(4, maxUnavailable="50%", maxSurge=0))
+    return create_crp(hub, ops, crp_spec(4, maxUnavailable="50%", maxSurge=0, unavailablePeriodSeconds=1))
 
 
 def test_the_page_follows_the_waves_of_a_new_snapshot(browser, live_server, password, web) -> None:
