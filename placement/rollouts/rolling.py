@@ -477,14 +477,23 @@ def reported(hub: Hub, objects: Iterable[Mapping[str, Any]]) -> list[int]:
     return [placement.pk for placement in placements if rolling_crp(placement) is not None]
 
 
-def _reports_changed(stored: Mapping[str, Any] | None, listed: Mapping[str, Any] | None) -> bool:
+def _reports_changed(stored: Mapping[str, Any] | None, listed: object) -> bool:
     before, after = _watched(stored), _watched(listed)
     return any(not _same_condition(before.get(kind), after.get(kind)) for kind in WATCHED_CONDITIONS)
 
 
-def _watched(status: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
-    conditions = (status or {}).get("conditions") or []
+def _watched(status: object) -> dict[str, Mapping[str, Any]]:
+    """The watched conditions of a binding's status; a hub's report of any other shape has none."""
+    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    if not isinstance(conditions, list):
+        return {}
     return {c["type"]: c for c in conditions if isinstance(c, dict) and c.get("type") in WATCHED_CONDITIONS}
+
+
+def _generation(condition: Mapping[str, Any]) -> int:
+    """A condition's observedGeneration; one a hub reports that is not an integer counts as none."""
+    value = condition.get("observedGeneration")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _same_condition(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
@@ -494,7 +503,7 @@ def _same_condition(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     return (
         old.get("status") == new.get("status")
         and old.get("reason") == new.get("reason")
-        and int(old.get("observedGeneration") or 0) >= int(new.get("observedGeneration") or 0)
+        and _generation(old) >= _generation(new)
     )
 
 

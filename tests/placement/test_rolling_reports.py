@@ -88,3 +88,24 @@ def test_the_watched_reports_of_the_bindings_run_the_round_that_finds_them_ready
     unchanged = [("MODIFIED", obj) for obj in hub_bindings(fleet_sim, crp).values()]
     apply_events(fleet_hub, KINDS_BY_NAME[BINDING], unchanged)
     assert rollout(crp)["round"] == 2
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        ["not", "a", "mapping"],
+        {"conditions": "none"},
+        {"conditions": [7, {"type": "Available", "status": "True", "observedGeneration": "x"}]},
+        {"conditions": [{"type": "Available", "status": "True", "observedGeneration": True}]},
+    ],
+)
+def test_a_malformed_report_on_a_binding_is_read_as_the_conditions_it_holds(
+    fleet_hub: Hub, fleet_sim: DemoHub, editor: User, status: Any
+) -> None:
+    crp = create_crp(fleet_hub, editor, crp_spec(2, maxUnavailable=1, maxSurge=1))
+    obj = next(iter(hub_bindings(fleet_sim, crp).values()))
+    report = {**obj, "status": status}
+    # a report whose Available reads as one is news (the stored row has none yet); one with no readable
+    # condition is not: neither raises
+    news = isinstance(status, dict) and isinstance(status["conditions"], list)
+    assert rolling.reported(fleet_hub, [report]) == ([crp.pk] if news else [])
