@@ -1,32 +1,79 @@
-"""Filtered clusters are grouped by the columns their reason reads: rows equal in every column share a
-group, rows that differ in any column do not, whatever range the columns' codes span."""
+"""The stored record computes each filter reason once per group of clusters the reason cannot tell apart
+(coded per inventory): every cluster's recorded reason is still what `explain` says of it, whether the
+groups join clusters (taints stamped at different times, label values a predicate does not read) or
+must keep them apart (an expiring toleration, a CEL verdict, a claim)."""
 
-import numpy as np
-import pytest
+from typing import Any
 
-from placement.scheduler.ocm.report import _groups
-
-
-def combinations(columns: list[np.ndarray]) -> list[tuple[int, ...]]:
-    return list(zip(*(column.tolist() for column in columns), strict=True))
+from placement.scheduler.ocm.schedule import schedule_placement
+from tests.scheduler.ocm.builders import NOW, decision, hub, member, placement
 
 
-@pytest.mark.parametrize(
-    "columns",
-    [
-        [np.array([3, 1, 3, 0, 1]), np.array([True, False, True, True, False])],
-        # codes whose product leaves int64: the columns are renumbered before they are combined
-        [
-            np.array([1 << 40, 5, 1 << 40, 5, 7]),
-            np.array([1 << 41, 2, 1 << 41, 3, 2]),
-            np.array([-4, 0, -4, 0, 0]),
-        ],
-    ],
-)
-def test_rows_share_a_group_exactly_when_their_columns_are_equal(columns: list[np.ndarray]) -> None:
-    first, group = _groups(columns)
-    rows = combinations(columns)
-    assert sorted(set(rows)) == sorted(rows[i] for i in first.tolist())
-    for i, j in [(i, j) for i in range(len(rows)) for j in range(len(rows))]:
-        assert (group[i] == group[j]) == (rows[i] == rows[j])
-    assert [rows[first[g]] for g in group.tolist()] == rows
+def _taint(key: str, effect: str, stamped: str) -> list[dict[str, Any]]:
+    return [{"key": key, "value": "", "effect": effect, "timeAdded": stamped}]
+
+
+def _recorded_and_explained(inventory: Any, place: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    result = schedule_placement(place, inventory, NOW)
+    record, _ = result.cluster_record()
+    recorded = dict(zip(record.names, record.reasons.tolist(), strict=True))
+    return recorded, {name: result.explain(name)["filteredBy"] for name in inventory.names}
+
+
+def _tainted_hub() -> Any:
+    clusters = [
+        member("c1", taints=_taint("down", "NoSelect", "2021-12-31T23:00:00Z")),
+        member("c2", taints=_taint("down", "NoSelect", "2021-12-31T23:30:00Z")),
+        member("c3", taints=_taint("gpu", "NoSelectIfNew", "2021-12-31T23:00:00Z")),
+        member("c4", taints=_taint("gpu", "NoSelectIfNew", "2021-12-31T23:30:00Z")),
+        member("c5"),
+    ]
+    return hub(clusters, decisions=[decision("web", ["c3"])])
+
+
+def test_taints_stamped_at_different_times_share_a_reason_without_an_expiring_toleration() -> None:
+    recorded, explained = _recorded_and_explained(_tainted_hub(), placement(numberOfClusters=5))
+    assert recorded == explained
+    assert recorded["c1"] == recorded["c2"] == "taint down:NoSelect is not tolerated"
+    assert recorded["c3"] is None and "not already decided" in recorded["c4"]
+
+
+def test_an_expiring_toleration_keeps_each_taints_expiry() -> None:
+    tolerations = [{"key": "down", "operator": "Exists", "tolerationSeconds": 600}]
+    recorded, explained = _recorded_and_explained(
+        _tainted_hub(), placement(numberOfClusters=5, tolerations=tolerations)
+    )
+    assert recorded == explained
+    assert "expired at 2021-12-31T23:10:00Z" in recorded["c1"]
+    assert "expired at 2021-12-31T23:40:00Z" in recorded["c2"]
+
+
+def test_predicate_reasons_follow_the_values_the_predicates_read() -> None:
+    clusters = [
+        member("c1", labels={"env": "dev", "team": "a"}),
+        member("c2", labels={"env": "dev", "team": "b"}),
+        member("c3", labels={"env": "test"}),
+        member("c4", labels={"team": "a"}),
+        member("c5", labels={"env": "prod", "team": "a"}, claims={"region": "eu"}),
+        member("c6", labels={"env": "prod", "team": "b"}, claims={"region": "us"}),
+        member("c7", labels={"env": "prod", "team": "c"}, claims={"region": "us"}),
+        member("c8", labels={"env": "prod", "team": "a"}, claims={"region": "us"}),
+    ]
+    in_us = {"key": "region", "operator": "In", "values": ["us"]}
+    predicates = [
+        {
+            "requiredClusterSelector": {
+                "labelSelector": {"matchLabels": {"env": "prod"}},
+                "claimSelector": {"matchExpressions": [in_us]},
+                "celSelector": {"celExpressions": ['managedCluster.metadata.labels["team"] == "a"']},
+            }
+        }
+    ]
+    recorded, explained = _recorded_and_explained(
+        hub(clusters), placement(numberOfClusters=8, predicates=predicates)
+    )
+    assert recorded == explained
+    assert recorded["c8"] is None
+    assert recorded["c1"] == recorded["c2"] and recorded["c1"] != recorded["c3"] != recorded["c4"]
+    assert "claimSelector" in recorded["c5"] and recorded["c6"] == recorded["c7"]
+    assert "celSelector" in recorded["c6"]
