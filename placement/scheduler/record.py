@@ -121,12 +121,17 @@ class NameTable:
 FRONT_CODED = "\0"
 
 
-@lru_cache(maxsize=8)
 def name_table(names: tuple[str, ...]) -> NameTable:
-    """The table of these names, packed once: a scheduler run's inventory is shared by every run until
-    the hub changes, so the few most recent name tuples are all a process needs. An inventory lists its
-    names sorted, so each is written as the length of the prefix it shares with the one before and the
-    rest ("front coding"): a fifth to a half of the compressed size of the names themselves."""
+    """The table of these names, packed once per inventory (`_names_of`)."""
+    return _names_of(names).table
+
+
+@lru_cache(maxsize=8)
+def _packed_table(names: tuple[str, ...]) -> NameTable:
+    """The table of these names, packed: an inventory patched in place may list the same names in a new
+    tuple, which then finds the table packed for the old one. An inventory lists its names sorted, so
+    each is written as the length of the prefix it shares with the one before and the rest ("front
+    coding"): a fifth to a half of the compressed size of the names themselves."""
     lines, previous = [FRONT_CODED], ""
     for name in names:
         shared = len(os.path.commonprefix((previous, name)))
@@ -165,22 +170,66 @@ class Positions:
         return [names[position] for position in self.order.tolist()]
 
 
-def name_column(names: tuple[str, ...], order: np.ndarray) -> list[str] | Positions:
+class Names(list[str]):
+    """A name column taken from an inventory's names, with their lengths taken from the inventory's array
+    of them: the digest hashes the names' lengths, and counting them per run cost more than the rest of
+    the digest of a placement listing tens of thousands of a large hub's clusters."""
+
+    def __init__(self, names: list[str], lengths: np.ndarray) -> None:
+        super().__init__(names)
+        self.lengths = lengths
+
+
+def name_column(names: tuple[str, ...], order: np.ndarray) -> Names | Positions:
     """The names at positions `order` of an inventory's `names`: as positions into the inventory's table
     when they are at least half of it (the table's bytes then cost about what the names themselves
     would), else as the names (a placement whose sets hold a few of a large hub's clusters keeps a
     small record)."""
+    inventory = _names_of(names)
     if 2 * len(order) >= len(names):
-        return Positions(name_table(names), order)
-    listed: list[str] = _name_objects(names)[order].tolist()
-    return listed
+        return Positions(inventory.table, order)
+    return Names(inventory.objects[order].tolist(), inventory.lengths[order])
 
 
-@lru_cache(maxsize=8)
-def _name_objects(names: tuple[str, ...]) -> np.ndarray:
-    """An inventory's names as an object array, built once per inventory as its table is: the names at
-    thousands of positions are then taken without a Python loop."""
-    return np.array(names, dtype=object)
+@dataclass(frozen=True, eq=False)
+class _InventoryNames:
+    """What the records of runs on one inventory take from its names, each built once: the packed
+    table, the names as an object array (the names at thousands of positions taken without a Python
+    loop) and their lengths."""
+
+    names: tuple[str, ...]
+
+    @cached_property
+    def table(self) -> NameTable:
+        return _packed_table(self.names)
+
+    @cached_property
+    def objects(self) -> np.ndarray:
+        return np.array(self.names, dtype=object)
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.fromiter(map(len, self.names), dtype=np.int64, count=len(self.names))
+
+
+# How many inventories' names a process keeps: a run's inventory is shared by every run until the hub
+# changes, so the few most recent are all it needs.
+_KEPT_INVENTORIES = 8
+_inventories: dict[int, _InventoryNames] = {}
+
+
+def _names_of(names: tuple[str, ...]) -> _InventoryNames:
+    """The names of the inventory that lists `names`, found by the tuple's identity: every run on one
+    inventory passes the same tuple, and hashing 50,000 names per run to find them cost more than the
+    rest of building a record's name column. The entry holds the tuple, so its identity is not reused
+    while it is kept."""
+    found = _inventories.get(id(names))
+    if found is None or found.names is not names:
+        found = _InventoryNames(names)
+        _inventories[id(names)] = found
+        while len(_inventories) > _KEPT_INVENTORIES:
+            del _inventories[next(iter(_inventories))]
+    return found
 
 
 Column = list[str] | Positions | np.ndarray | Reasons | Ints | dict[str, Ints]
@@ -362,7 +411,12 @@ class ClusterRecord:
             else:
                 # the names as their lengths and their concatenation: unambiguous whatever they hold, and
                 # a fraction of their JSON's cost for the tens of thousands of names of a large set
-                add(key, "names", np.fromiter(map(len, column), dtype=np.int64, count=len(column)))
+                lengths = (
+                    column.lengths
+                    if isinstance(column, Names)
+                    else np.fromiter(map(len, column), dtype=np.int64, count=len(column))
+                )
+                add(key, "names", lengths)
                 hashed.update("".join(column).encode() + b";")
         return hashed.hexdigest()
 

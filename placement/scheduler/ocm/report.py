@@ -45,15 +45,29 @@ if TYPE_CHECKING:
 OUTSIDE, DELETING, PREDICATE, TAINT, HALTED, SCORED = range(6)
 
 
+# Below this, a combination of column codes is numbered as their mixed-radix number, far inside int64.
+_SPAN_LIMIT = 1 << 62
+
+
 def _groups(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """For equal-length columns, the index of the first row of each distinct combination of their values
-    and each row's combination (an index into the first), without a Python loop over the rows."""
+    and each row's combination (an index into the first), without a Python loop over the rows. The
+    columns' values (flags, codes of an inventory) span small ranges, so a combination is numbered as a
+    mixed-radix number of its values and the rows are sorted once; a column is renumbered densely only
+    when the numbers would leave int64."""
     combined = np.zeros(len(columns[0]), dtype=np.int64)
+    span = 1  # the combined numbers lie in [0, span)
     for column in columns:
-        codes = np.unique(column, return_inverse=True)[1].reshape(-1)
-        # renumbered densely after each column, so the product stays far inside int64
-        combined = np.unique(combined * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)[1]
-        combined = combined.reshape(-1)
+        codes = column.astype(np.int64)
+        codes -= codes.min(initial=0)
+        width = int(codes.max(initial=0)) + 1
+        if span * width >= _SPAN_LIMIT:
+            distinct, inverse = np.unique(combined, return_inverse=True)
+            combined, span = inverse.reshape(-1), len(distinct)
+            distinct, inverse = np.unique(codes, return_inverse=True)
+            codes, width = inverse.reshape(-1), len(distinct)
+        combined = combined * width + codes
+        span *= width
     _, first, group = np.unique(combined, return_index=True, return_inverse=True)
     return first, group.reshape(-1)
 
@@ -237,9 +251,11 @@ class OcmScheduleResult:
                 keys[at] = key(self._filtered_by(int(positions[at[0]])))
         # number the texts in the order their first cluster is listed
         texts = list(found)
-        listed = keys >= 0
-        order = np.unique(keys[listed], return_index=True)[1] if listed.any() else np.zeros(0, dtype=np.int64)
-        firsts = keys[listed][np.sort(order)]
+        listed = np.flatnonzero(keys >= 0)
+        # each text's first row, without sorting the rows (every text numbered here is some row's)
+        first_rows = np.full(len(texts), len(keys), dtype=np.int64)
+        np.minimum.at(first_rows, keys[listed], listed)
+        firsts = np.argsort(first_rows)
         renumbered = np.full(len(texts) + 1, -1, dtype=np.int64)  # the last entry: None stays -1
         renumbered[firsts] = np.arange(len(firsts))
         return Reasons([texts[k] for k in firsts.tolist()], renumbered[keys])
