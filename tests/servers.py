@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
+from kombu.transport.redis import PRIORITY_STEPS, Channel
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 
@@ -88,5 +89,8 @@ class RedisServer:
         self.process = None
 
     def queued(self, queue: str = "celery") -> int:
-        """Messages waiting in a Celery queue (the default one unless named)."""
-        return int(redis.Redis.from_url(self.url).llen(queue))
+        """Messages waiting in a Celery queue (the default one unless named), at every priority: the
+        Redis transport keeps each priority step but the first in a list of its own."""
+        client = redis.Redis.from_url(self.url)
+        lists = [queue, *(f"{queue}{Channel.sep}{step}" for step in PRIORITY_STEPS if step)]
+        return sum(int(client.llen(name)) for name in lists)
