@@ -87,6 +87,25 @@ def later_names(change: HubChanges, ours: dict[str, Placement]) -> set[str]:
     return {name for name, placement in ours.items() if placement.pk in order.later}
 
 
+@pytest.fixture
+def queued_hub(
+    broker_url: str, database_url: str, demo_hub: DemoHub, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Hub, dict[str, Placement]]:
+    """The demo hub synced, with this module's placements, and tasks sent to the broker (not run here)."""
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    hub = synced_demo_hub_row(demo_hub)
+    return hub, placements(hub)
+
+
+def run_worker_until(placement_ids: set[int], reschedules: list[int]) -> None:
+    """Run a solo worker on the queued messages until these placements were rescheduled."""
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        deadline = time.monotonic() + 60
+        while not placement_ids <= set(reschedules):
+            assert time.monotonic() < deadline, "the runs put after the others never ran"
+            time.sleep(0.05)
+
+
 @pytest.mark.django_db
 @pytest.mark.usefixtures("tasks_in_process")
 def test_a_label_change_runs_the_placements_it_may_alter_first_and_the_others_after(
@@ -219,15 +238,9 @@ def test_a_change_a_prioritizer_reads_runs_every_placement_first(demo_hub: DemoH
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_a_change_that_selects_a_cluster_overtakes_the_runs_an_earlier_change_put_after(
-    broker_url: str,
-    database_url: str,
-    demo_hub: DemoHub,
-    monkeypatch: pytest.MonkeyPatch,
-    reschedules: list[int],
+    queued_hub: tuple[Hub, dict[str, Placement]], demo_hub: DemoHub, reschedules: list[int]
 ) -> None:
-    monkeypatch.setitem(app.conf, "task_always_eager", False)
-    hub = synced_demo_hub_row(demo_hub)
-    ours = placements(hub)
+    hub, ours = queued_hub
     store = demo_hub.store
     first, second = [
         n for n in store.names("ManagedCluster") if not store.get("ManagedCluster", n)["spec"].get("taints")
@@ -239,11 +252,7 @@ def test_a_change_that_selects_a_cluster_overtakes_the_runs_an_earlier_change_pu
     patch_cluster(hub, demo_hub, second, {"metadata": {"labels": {"tier": "gold"}}})
 
     spares = {ours[f"spare-{n}"].pk for n in range(SPARES)}
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
-        deadline = time.monotonic() + 60
-        while not spares <= set(reschedules):
-            assert time.monotonic() < deadline, "the runs put after the others never ran"
-            time.sleep(0.05)
+    run_worker_until(spares, reschedules)
 
     gold = reschedules.index(ours["gold"].pk)
     assert gold < min(reschedules.index(pk) for pk in spares)
@@ -253,15 +262,9 @@ def test_a_change_that_selects_a_cluster_overtakes_the_runs_an_earlier_change_pu
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_the_leading_runs_of_a_change_overtake_the_runs_an_earlier_change_queued_first(
-    broker_url: str,
-    database_url: str,
-    demo_hub: DemoHub,
-    monkeypatch: pytest.MonkeyPatch,
-    reschedules: list[int],
+    queued_hub: tuple[Hub, dict[str, Placement]], demo_hub: DemoHub, reschedules: list[int]
 ) -> None:
-    monkeypatch.setitem(app.conf, "task_always_eager", False)
-    hub = synced_demo_hub_row(demo_hub)
-    ours = placements(hub)
+    hub, ours = queued_hub
     editor = placement_role(hub, ("default",), username="holder")
     ours["holder"] = service.create_placement(
         kind=Placement.Kind.PLACEMENT,
@@ -287,11 +290,7 @@ def test_the_leading_runs_of_a_change_overtake_the_runs_an_earlier_change_queued
     patch_cluster(hub, demo_hub, held, {"spec": {"taints": [taint]}})
 
     spares = {ours[f"spare-{n}"].pk for n in range(SPARES)}
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
-        deadline = time.monotonic() + 60
-        while not spares | {ours["holder"].pk} <= set(reschedules):
-            assert time.monotonic() < deadline, "the runs put after the others never ran"
-            time.sleep(0.05)
+    run_worker_until(spares | {ours["holder"].pk}, reschedules)
 
     holder, gold, cel = (reschedules.index(ours[name].pk) for name in ("holder", "gold", "cel"))
     assert holder < min(gold, cel)
