@@ -5,7 +5,6 @@ The changes are made on the hub before the watch starts, then replayed by the wa
 change made last is the sentinel that ends it, so everything before it has been written.
 """
 
-import threading
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
@@ -15,14 +14,13 @@ from django.utils import timezone
 
 from demohub import Clock, DemoHub
 from inventory import changes
-from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub, ManagedCluster
 from inventory.signals import hub_changed
-from inventory.watch import HubWatcher
 from placement import service
 from placement.models import HubInventoryVersion, Placement
 from placement.scheduler.fleet.eligibility import eligibility_reason
 from tests.factories import synced_demo_hub_row
+from tests.watching import watch_kind_until
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]
 AVAILABLE = "ManagedClusterConditionAvailable"
@@ -49,22 +47,13 @@ def version(hub: Hub) -> int:
 def watch_until_labelled(hub: Hub, kind: str, name: str) -> list[changes.HubChanges]:
     """Watch one kind until the cluster `name` is heard with label tier=gold; answers what was heard."""
     heard: list[changes.HubChanges] = []
-    stop = threading.Event()
-    safety = threading.Timer(15, stop.set)
 
-    def listener(hub_changes: changes.HubChanges, **_: object) -> None:
+    def labelled(hub_changes: changes.HubChanges, **_: object) -> bool:
         heard.append(hub_changes)
         views: list[changes.Change] = [*hub_changes.clusters, *hub_changes.member_clusters]
-        if any(c.new and c.new.name == name and c.new.labels.get("tier") == "gold" for c in views):
-            stop.set()
+        return any(c.new and c.new.name == name and c.new.labels.get("tier") == "gold" for c in views)
 
-    hub_changed.connect(listener)
-    safety.start()
-    try:
-        HubWatcher(hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME[kind])
-    finally:
-        safety.cancel()
-        hub_changed.disconnect(listener)
+    watch_kind_until(hub, kind, hub_changed, labelled)
     return heard
 
 

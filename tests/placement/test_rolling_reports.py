@@ -1,7 +1,6 @@
 """A rolling update with nothing left to roll queues no round; the hub's reports on its bindings, read by the
 watch, bring the next one (upstream's rollout controller stops there and re-plans on binding updates)."""
 
-import threading
 from typing import Any
 
 import pytest
@@ -12,7 +11,6 @@ from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub
 from inventory.signals import managed_objects_reported
 from inventory.sync import apply_events
-from inventory.watch import HubWatcher
 from placement import queries
 from placement.models import Placement
 from placement.rollouts import rolling
@@ -26,6 +24,7 @@ from tests.placement.rollout_hub import (
     hub_bindings,
     settle,
 )
+from tests.watching import watch_kind_until
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]
 __all__ = ["fleet_editor", "fleet_hub", "fleet_sim"]  # fixtures, used by name
@@ -64,20 +63,11 @@ def test_the_watched_reports_of_the_bindings_run_the_round_that_finds_them_ready
     crp = create_crp(fleet_hub, editor, crp_spec(4, maxUnavailable=1, maxSurge=1))
     settle(fleet_sim)
     clusters = sorted(hub_bindings(fleet_sim, crp))
-    stop = threading.Event()
-    safety = threading.Timer(15, stop.set)
 
-    def all_available(hub: Hub, kind: str, objects: list[dict[str, Any]], **_: object) -> None:
-        if sum(available(obj) for obj in objects) == len(clusters):
-            stop.set()
+    def all_available(objects: list[dict[str, Any]], **_: object) -> bool:
+        return sum(available(obj) for obj in objects) == len(clusters)
 
-    managed_objects_reported.connect(all_available)
-    safety.start()
-    try:
-        HubWatcher(fleet_hub, stop, timeout_seconds=5).run_kind(KINDS_BY_NAME[BINDING])
-    finally:
-        safety.cancel()
-        managed_objects_reported.disconnect(all_available)
+    watch_kind_until(fleet_hub, BINDING, managed_objects_reported, all_available)
 
     summary = rollout(crp)
     assert summary["round"] == 2 and sorted(summary["ready"]) == clusters
