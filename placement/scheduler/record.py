@@ -30,6 +30,7 @@ import hashlib
 import itertools
 import json
 import os
+import threading
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -216,6 +217,8 @@ class _InventoryNames:
 # changes, so the few most recent are all it needs.
 _KEPT_INVENTORIES = 8
 _inventories: dict[int, _InventoryNames] = {}
+# a web process's threads build records at once: the eviction must not interleave with another insert
+_inventories_lock = threading.Lock()
 
 
 def _names_of(names: tuple[str, ...]) -> _InventoryNames:
@@ -223,12 +226,13 @@ def _names_of(names: tuple[str, ...]) -> _InventoryNames:
     inventory passes the same tuple, and hashing 50,000 names per run to find them cost more than the
     rest of building a record's name column. The entry holds the tuple, so its identity is not reused
     while it is kept."""
-    found = _inventories.get(id(names))
-    if found is None or found.names is not names:
-        found = _InventoryNames(names)
-        _inventories[id(names)] = found
-        while len(_inventories) > _KEPT_INVENTORIES:
-            del _inventories[next(iter(_inventories))]
+    with _inventories_lock:
+        found = _inventories.get(id(names))
+        if found is None or found.names is not names:
+            found = _InventoryNames(names)
+            _inventories[id(names)] = found
+            while len(_inventories) > _KEPT_INVENTORIES:
+                del _inventories[next(iter(_inventories))]
     return found
 
 
