@@ -129,6 +129,14 @@ class DemoHub(Started):
         another writer's change first and answer 409 Conflict; `conflict_rate` does it at random."""
         self.faults.conflict_next(count, kind)
 
+    @property
+    def peak_requests_in_flight(self) -> int:
+        """The most requests (watches aside) served at once since `reset_requests_in_flight()`."""
+        return self._running().in_flight.peak
+
+    def reset_requests_in_flight(self) -> None:
+        self._running().in_flight.reset()
+
     def drop_watches(self) -> None:
         """Break every open watch connection mid-stream, as a network failure would."""
         self._running().drop_watches()

@@ -7,6 +7,9 @@ chunked newline-delimited JSON.
 import json
 import logging
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -116,6 +119,31 @@ def _list_body(route: Route, page: ListPage) -> dict[str, Any]:
     }
 
 
+class InFlight:
+    """Requests being served at once (watches excluded: they stay open), and the most there have been
+    since `reset()`: a client that issues its writes in parallel shows as more than one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.now = 0
+        self.peak = 0
+
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        with self._lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.now -= 1
+
+    def reset(self) -> None:
+        with self._lock:
+            self.peak = self.now
+
+
 class HubServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # open watches must not hold up stop()
@@ -126,6 +154,7 @@ class HubServer(ThreadingHTTPServer):
         super().__init__(address, HubRequestHandler)
         self.store = store
         self.faults = faults
+        self.in_flight = InFlight()
         self.bookmark_seconds = bookmark_seconds
         self.stopping = False
         self.watch_epoch = 0
@@ -184,13 +213,21 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         if url.path in HEALTH_PATHS:
             self._send(200, b"ok", "text/plain")
             return
+        query = parse_qs(url.query)
+        if _flag(query, "watch"):
+            self._answer(method, url.path, query, body)
+            return
+        with self.server.in_flight.serving():
+            self._answer(method, url.path, query, body)
+
+    def _answer(self, method: str, path: str, query: dict[str, list[str]], body: bytes) -> None:
         self.server.faults.delay()
         fault = self.server.faults.next_fault()
         if fault is not None:
             self._send_fault(fault)
             return
         try:
-            self._serve(method, url.path, parse_qs(url.query), body)
+            self._serve(method, path, query, body)
         except ApiError as error:
             self._send_json(error.code, error.status())
         except Exception:  # a bug here must still answer like an API server would: a 500 Status

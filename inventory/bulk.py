@@ -70,21 +70,14 @@ def update(
     if not rows:
         return
     connection = connections[router.db_for_write(model)]
+    columns = concrete(model, fields)
+    if connection.vendor != "postgresql" or len(rows) < COPY_UPDATE_MIN:
+        _update_each(model, columns, rows)
+        return
     quote = connection.ops.quote_name
     pk = model._meta.pk
     assert pk is not None  # every concrete model has one
-    columns = concrete(model, fields)
     table = quote(model._meta.db_table)
-    if connection.vendor != "postgresql" or len(rows) < COPY_UPDATE_MIN:
-        assignments = ", ".join(f"{quote(_column(field))} = %s" for field in columns)
-        params = [
-            [field.get_db_prep_save(value, connection) for field, value in zip(columns, values, strict=True)]
-            + [key]
-            for key, values in rows
-        ]
-        with connection.cursor() as cursor:
-            cursor.executemany(f"UPDATE {table} SET {assignments} WHERE {quote(_column(pk))} = %s", params)
-        return
     prepared = [_preparer(field, connection) for field in columns]
     temporary = quote(f"{model._meta.db_table}_update")
     definitions = ", ".join(f"{quote(_column(field))} {field.db_type(connection)}" for field in columns)
@@ -109,6 +102,39 @@ def update(
             f"UPDATE {table} SET {assignments} FROM {temporary} new WHERE {table}.{key} = new.{key}"
         )
         cursor.execute(f"DROP TABLE {temporary}")
+
+
+def update_instances(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
+    """Write `fields` of these instances (of one model) as they hold them: one UPDATE by primary key sent
+    for every row at once (`executemany`), for the few rows of one step, where a temporary table would
+    cost more statements than it saves."""
+    if not rows:
+        return
+    model = type(rows[0])
+    columns = concrete(model, fields)
+    _update_each(
+        model, columns, [(row.pk, [getattr(row, field.attname) for field in columns]) for row in rows]
+    )
+
+
+def _update_each(
+    model: type[models.Model],
+    columns: Sequence[models.Field[Any, Any]],
+    rows: Sequence[tuple[Any, Sequence[Any]]],
+) -> None:
+    connection = connections[router.db_for_write(model)]
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    assert pk is not None  # every concrete model has one
+    assignments = ", ".join(f"{quote(_column(field))} = %s" for field in columns)
+    params = [
+        [field.get_db_prep_save(value, connection) for field, value in zip(columns, values, strict=True)]
+        + [key]
+        for key, values in rows
+    ]
+    table = quote(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {table} SET {assignments} WHERE {quote(_column(pk))} = %s", params)
 
 
 def concrete(model: type[models.Model], names: Sequence[str]) -> list[models.Field[Any, Any]]:

@@ -16,11 +16,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from django.db import connection, models
+from django.db import models
 from django.utils import timezone
 
+from inventory import bulk
 from placement import history
 from placement.models import DecisionChange, Placement, PlacementEvent
 
@@ -75,11 +76,11 @@ def store(runs: Sequence[RunWrites]) -> None:
             deleted[model].extend(pks)
     for model, rows in created.items():
         model._default_manager.bulk_create(rows)
-    for (model, fields), rows in updated.items():
-        _update(model, rows, fields)
+    for (_, fields), rows in updated.items():
+        bulk.update_instances(rows, fields)
     for model, pks in deleted.items():
         model._default_manager.filter(pk__in=pks).delete()
-    _update(Placement, [run.placement for run in runs if run.saved], RUN_FIELDS)
+    bulk.update_instances([run.placement for run in runs if run.saved], RUN_FIELDS)
     events = [event for run in runs for event in run.events]
     if events:
         PlacementEvent.objects.bulk_create(events)
@@ -92,23 +93,3 @@ def store(runs: Sequence[RunWrites]) -> None:
             changes.append(run.change)
     if changes:
         DecisionChange.objects.bulk_create(changes, ignore_conflicts=True)
-
-
-def _update(model: type[models.Model], rows: Sequence[models.Model], fields: Sequence[str]) -> None:
-    """Set these fields of each row: one UPDATE by primary key, run for every row (executemany: one
-    statement prepared, the rows sent together). Django's bulk_update builds a CASE over every row for
-    each field instead, which costs more CPU to build than the statements it saves."""
-    if not rows:
-        return
-    meta, quote = model._meta, connection.ops.quote_name
-    # concrete fields, and the primary key of these models, always have a column
-    columns = [column for column in meta.concrete_fields if column.name in fields]
-    assignments = ", ".join(f"{quote(cast(str, column.column))} = %s" for column in columns)
-    key = quote(cast(str, meta.pk.column))
-    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {key} = %s"
-    params = [
-        [column.get_db_prep_save(getattr(row, column.attname), connection) for column in columns] + [row.pk]
-        for row in rows
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)

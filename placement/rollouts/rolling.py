@@ -32,7 +32,7 @@ from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
-from inventory import audit
+from inventory import audit, bulk
 from inventory.hubclient import HubError
 from inventory.models import Hub
 from placement import access, claims, families, history, hubbindings, queries, service
@@ -224,7 +224,7 @@ def _round(placement: Placement, parsed: fleet.ClusterResourcePlacement, now: da
         config = parsed.strategy.rolling_update or fleet.RollingUpdateConfig()
         plan = plan_rolling_update_round(parsed.policy, config, bindings, latest, now)
         changed, removed = _apply(plan, rows, now)
-        ClusterResourceBinding.objects.bulk_update(changed, ["spec", "status"])
+        bulk.update_instances(changed, ["spec", "status"])
         hubbindings.delete_bindings(placement, removed)
         hubbindings.push_bindings(placement, changed)
     except (HubError, BindingConflictError) as exc:

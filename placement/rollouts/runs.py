@@ -36,7 +36,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django_stubs_ext import WithAnnotations
 
-from inventory import audit
+from inventory import audit, bulk
 from inventory.hubclient import HubError
 from inventory.models import AuditEntry, Hub, ManagedCluster
 from placement import access, claims, history, hubbindings, queries, service
@@ -518,7 +518,7 @@ def _write_bindings(placement: Placement, step: UpdateRunStep) -> list[str]:
             row.spec = dict(update.spec)
             row.status = {**(row.status or {}), "conditions": [dict(c) for c in update.conditions]}
             changed.append(row)
-        ClusterResourceBinding.objects.bulk_update(changed, ["spec", "status"])
+        bulk.update_instances(changed, ["spec", "status"])
         report = hubbindings.push_bindings(placement, changed)
         if report.conflicts:
             names = ", ".join(sorted(set(report.conflicts)))

@@ -150,3 +150,26 @@ def test_nothing_is_written_to_hubs_that_do_not_serve_fleet(fleet_hub: Hub, edit
         "deleted": 0,
         "conflicts": 0,
     }
+
+
+def test_the_writes_of_one_call_go_to_the_hub_in_parallel(
+    fleet_hub: Hub, fleet_sim: DemoHub, editor: User
+) -> None:
+    """As upstream's rollout controller issues its binding updates: each write waits on the hub (here 50 ms
+    of latency per request), so one after the other the hub would never serve two at once."""
+    crp = create_crp(fleet_hub, editor, {**crp_spec(4), "strategy": {"type": "External"}}, name="batch")
+    rows = list(crp.bindings.order_by("name"))
+    for row in rows:
+        row.spec = {**row.spec, "state": "Bound", "resourceSnapshotName": "batch-1-snapshot"}
+    fleet_sim.faults.latency_ms = 50
+    fleet_sim.reset_requests_in_flight()
+
+    report = hubbindings.push_bindings(crp, rows)
+
+    assert fleet_sim.peak_requests_in_flight >= 2
+    assert report.updated == [row.name for row in rows]
+    assert all(o["spec"]["state"] == "Bound" for o in hub_bindings(fleet_sim, crp).values())
+    fleet_sim.reset_requests_in_flight()
+    assert hubbindings.delete_bindings(crp, [row.name for row in rows]) == [row.name for row in rows]
+    assert fleet_sim.peak_requests_in_flight >= 2
+    assert hub_bindings(fleet_sim, crp) == {}
