@@ -1,6 +1,7 @@
 """`DemoHub`: the store, the HTTP server, the background churn and (in Fleet mode) the simulated hub
 controllers, started and stopped as one."""
 
+import gc
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -14,6 +15,25 @@ from demohub.hostile import seed_hostile
 from demohub.seed import seed_store
 from demohub.server import HubServer
 from demohub.store import WINDOW_MAX_EVENTS, WINDOW_SECONDS, Clock, Store
+
+# The young generation's allocation threshold in a process of its own (Python's default is 700).
+OWN_PROCESS_GC_THRESHOLD = (100_000, 20, 100)
+
+
+def own_process_collector() -> None:
+    """Set up the garbage collector of a process that serves one hub (call it once the hub is seeded).
+
+    The store is acyclic dicts, freed by reference counting; yet at 50,000 clusters Python's collector
+    traversed every seeded object in a full collection that stopped all the hub's threads for 0.9-1.3 s,
+    and with heartbeats (833 writes a second) one came every few seconds: a client saw requests of over
+    a second. The seeded objects go to the permanent generation (`gc.freeze`), and the young generation
+    is collected after 100,000 allocations instead of 700, so the objects heartbeats replace are
+    counted less often and full collections (over what was written since) become rare and short.
+    Measured at 50,000 clusters with heartbeats and controllers, a GET of one object for 40 s: p99
+    180 -> 105-135 ms, slowest 1,350 -> 200-270 ms."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*OWN_PROCESS_GC_THRESHOLD)
 
 
 class DemoHub(Started):

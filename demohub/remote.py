@@ -18,7 +18,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Self
 
 from core.lifecycle import Started
-from demohub.hub import DemoHub
+from demohub.hub import DemoHub, own_process_collector
 
 # How long a call may take: a list of every object of a 50,000-cluster hub is the slowest.
 CALL_TIMEOUT = 600.0
@@ -31,6 +31,7 @@ class RemoteError(RuntimeError):
 def _serve(connection: Connection, options: dict[str, Any]) -> None:
     """The child: build and start the hub, answer its address, then run calls until told to stop."""
     hub = DemoHub(**options)
+    own_process_collector()
     try:
         hub.start()
         connection.send(("ok", {"url": hub.url, "seeded": hub.seeded}))

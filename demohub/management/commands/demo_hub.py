@@ -13,6 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from demohub import DemoHub
+from demohub.hub import own_process_collector
 
 
 def _number(text: str) -> float:
@@ -118,6 +119,7 @@ class Command(BaseCommand):
             apply_failure_rate=options["apply_failure_rate"],
             hostile=options["hostile"],
         )
+        own_process_collector()
         try:
             hub.start()
         except OSError as error:
