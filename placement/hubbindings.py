@@ -18,9 +18,11 @@ hub round trip, not ten, which is most of a round's time on a busy hub.
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -104,9 +106,18 @@ def _in_parallel(items: Sequence[Row], write: Callable[[Row], Result]) -> list[R
     not touch the database: it runs in threads of its own."""
     if len(items) <= 1:
         return [write(item) for item in items]
-    with ThreadPoolExecutor(max_workers=min(WRITERS, len(items)), thread_name_prefix="hub-write") as pool:
-        futures = [pool.submit(write, item) for item in items]
+    pool = _writers(os.getpid())
+    futures = [pool.submit(write, item) for item in items]
+    wait(futures)
     return [future.result() for future in futures]
+
+
+@functools.cache
+def _writers(pid: int) -> ThreadPoolExecutor:
+    """This process's writer threads, started once (a thread start costs about 2 ms on a busy worker):
+    keyed by process id, so that a process forked from one that had them (a Celery worker's child) starts
+    its own instead of submitting to threads it does not have."""
+    return ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix=f"hub-write-{pid}")
 
 
 def _push_rows(
@@ -131,15 +142,20 @@ def _push_rows(
     return [obj for obj, _ in pushed], total
 
 
-def push_bindings(placement: Placement, rows: Iterable[ClusterResourceBinding]) -> PushReport:
+def push_bindings(
+    placement: Placement, rows: Iterable[ClusterResourceBinding], listed: HubObjects | None = None
+) -> PushReport:
     """Create or update these rows' objects on the hub: spec, labels and the dashboard's own conditions
     (their observedGeneration set to the generation the spec write produced). Each row's `status`
-    becomes the hub's answer and is saved. Raises HubError."""
+    becomes the hub's answer and is saved. `listed` are the objects as just read from the hub (what
+    `sync_bindings` answers), listed again when not given; a write over one that has changed since meets
+    a 409 and is applied again to a fresh read. Raises HubError."""
     rows = list(rows)
     if not writes_to_hub(placement) or not rows:
         return PushReport()
     with HubClient(placement.hub) as client:
-        _, report = _push_rows(client, placement, rows, _listed(client, placement))
+        current = _listed(client, placement) if listed is None else listed
+        _, report = _push_rows(client, placement, rows, current)
     _log("pushed", placement, report)
     return report
 

@@ -226,7 +226,7 @@ def _round(placement: Placement, parsed: fleet.ClusterResourcePlacement, now: da
         changed, removed = _apply(plan, rows, now)
         bulk.update_instances(changed, ["spec", "status"])
         hubbindings.delete_bindings(placement, removed)
-        hubbindings.push_bindings(placement, changed)
+        hubbindings.push_bindings(placement, changed, listed=objects)
     except (HubError, BindingConflictError) as exc:
         logger.warning("%s: rolling-update round failed: %s", placement, exc)
         return _failure(previous, str(exc), now)

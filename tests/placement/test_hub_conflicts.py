@@ -70,6 +70,28 @@ def test_binding_spec_and_status_writes_keep_the_other_writers_change(
     assert types(obj) == [ROLLOUT_STARTED]
 
 
+def test_a_write_over_objects_listed_before_another_writer_changed_them_keeps_both(
+    checkout: Placement, fleet_hub: DemoHub
+) -> None:
+    """A round pushes over the objects its sync listed; the hub's controllers may write between the two."""
+    row = checkout.bindings.order_by("name").first()
+    listed, _ = hubbindings.sync_bindings(checkout)
+    theirs = hub_binding(fleet_hub, row.name)
+    applied = {"type": "Applied", "status": "True", "reason": "Applied", "message": ""}
+    fleet_hub.store.replace(
+        BINDING, row.name, {**theirs, "status": {"conditions": [applied]}}, subresource="status"
+    )
+    row.spec = {**row.spec, "state": "Bound", "resourceSnapshotName": "checkout-0-snapshot"}
+    row.status = {"conditions": [{"type": ROLLOUT_STARTED, "status": "True", "reason": ROLLOUT_STARTED}]}
+
+    report = hubbindings.push_bindings(checkout, [row], listed=listed)
+
+    assert report.conflicts == [row.name] and report.updated == [row.name]
+    obj = hub_binding(fleet_hub, row.name)
+    assert obj["spec"]["state"] == "Bound" and types(obj) == ["Applied", ROLLOUT_STARTED]
+    assert row.status == obj["status"]
+
+
 def test_exhausted_retries_raise_instead_of_dropping_the_write(
     checkout: Placement, fleet_hub: DemoHub
 ) -> None:
