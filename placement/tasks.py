@@ -208,20 +208,17 @@ def sweep_pending_reschedules(grace_seconds: float = PENDING_GRACE_SECONDS) -> l
 
 
 def partition(ids: Sequence[int], chunk_size: int, workers: int) -> list[list[int]]:
-    """`ids` cut in order into chunks of at most `chunk_size`, as many chunks as a multiple of `workers`
-    (never more than there are ids) and sizes differing by one at most, so the workers share evenly."""
+    """`ids` dealt into chunks of at most `chunk_size`, as many chunks as a multiple of `workers` (never
+    more than there are ids), sizes differing by one at most: chunk i holds ids i, i + n, i + 2n, ... So
+    each chunk carries the same mix of the sorted ids' kinds and sets (a placement over `global` costs
+    several times one over a small set), and the workers finish together instead of one of them taking
+    the costliest chunks last."""
     if not ids:
         return []
     count = -(-len(ids) // max(1, chunk_size))
     share = max(1, workers)
     count = min(len(ids), -(-count // share) * share)
-    size, longer = divmod(len(ids), count)
-    chunks, start = [], 0
-    for index in range(count):
-        end = start + size + (index < longer)
-        chunks.append(list(ids[start:end]))
-        start = end
-    return chunks
+    return [list(ids[index::count]) for index in range(count)]
 
 
 def hub_chunks(hub_id: int) -> list[list[int]]:

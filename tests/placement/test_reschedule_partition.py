@@ -24,11 +24,26 @@ pytestmark = pytest.mark.django_db
 def test_partition_takes_every_id_once_in_even_chunks(count: int, chunk_size: int, workers: int) -> None:
     ids = list(range(100, 100 + count))
     chunks = tasks.partition(ids, chunk_size, workers)
-    assert [pk for chunk in chunks for pk in chunk] == ids
+    assert sorted(pk for chunk in chunks for pk in chunk) == ids
+    assert all(chunk == sorted(chunk) for chunk in chunks)
     sizes = [len(chunk) for chunk in chunks]
     assert max(sizes) - min(sizes) <= 1
     assert max(sizes) <= max(chunk_size, 1)
     assert len(chunks) % max(workers, 1) == 0 or len(chunks) == count
+
+
+def test_every_chunk_carries_the_same_mix_of_the_sorted_kinds() -> None:
+    """Ids sorted by kind (as hub_chunks sorts them): 400 of one kind, then 200, 200, 200 of others."""
+    kinds = ["production"] * 400 + ["two-sets"] * 200 + ["global"] * 200 + ["crp"] * 200
+    chunks = tasks.partition(list(range(len(kinds))), 100, 2)
+    assert len(chunks) == 10
+    for chunk in chunks:
+        assert Counter(kinds[pk] for pk in chunk) == {
+            "production": 40,
+            "two-sets": 20,
+            "global": 20,
+            "crp": 20,
+        }
 
 
 def test_partition_of_nothing_is_no_chunk() -> None:
