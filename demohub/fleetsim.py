@@ -394,15 +394,16 @@ class FleetSimulator:
         spec, name = binding.get("spec") or {}, binding["metadata"]["name"]
         if spec.get("state") != STATE_BOUND or _settled(binding):
             return None
-        member = self._get("MemberCluster", spec.get("targetCluster", ""))
-        placement = self._get("ClusterResourcePlacement", _parent(binding))
+        # read, not copied: this runs for every binding still applying, every pass
+        member = self.store.read("MemberCluster", spec.get("targetCluster", ""))
+        placement = self.store.read("ClusterResourcePlacement", _parent(binding))
         settings = member_settings(member, self.settings)
         fails = apply_fails(binding, member, settings)
         status = work_status(binding, now=now, fails=fails, settings=settings, placement=placement)
         if status is None or status == binding.get("status"):
             return None
         try:
-            self._write_status(BINDING, binding, status)
+            self._write_status(BINDING, binding, status, handed_over=True)
         except ApiError as error:  # changed or deleted meanwhile: the next pass sees the new version
             logger.debug("work status of %s skipped: %s", name, error.message)
             return None
@@ -543,14 +544,17 @@ class FleetSimulator:
         except ApiError:
             return None
 
-    def _write_status(self, kind: str, current: Mapping[str, Any], status: dict[str, Any]) -> dict[str, Any]:
-        """Replace the status subresource, on the version read (409 Conflict if it moved on)."""
+    def _write_status(
+        self, kind: str, current: Mapping[str, Any], status: dict[str, Any], *, handed_over: bool = False
+    ) -> dict[str, Any]:
+        """Replace the status subresource, on the version read (409 Conflict if it moved on);
+        `handed_over`: `status` is built for this write alone and the answer is not changed (no copies)."""
         metadata = current["metadata"]
         body = {
             "metadata": {"name": metadata["name"], "resourceVersion": metadata["resourceVersion"]},
             "status": status,
         }
-        return self.store.replace(kind, metadata["name"], body, subresource="status")
+        return self.store.replace(kind, metadata["name"], body, subresource="status", handed_over=handed_over)
 
 
 def _settled(binding: Mapping[str, Any]) -> bool:

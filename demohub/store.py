@@ -163,6 +163,10 @@ class _Snapshot:
     objects: list[dict[str, Any]]
 
 
+def _as_given(value: Any) -> Any:
+    return value
+
+
 def _labels(obj: dict[str, Any]) -> dict[str, str]:
     return obj.get("metadata", {}).get("labels") or {}
 
@@ -260,6 +264,14 @@ class Store:
         with self._lock:
             return copy.deepcopy(self._current(resource, name, namespace))
 
+    def read(self, kind: Resource | str, name: str, namespace: str = "") -> dict[str, Any] | None:
+        """The stored object itself, or None: for readers in the hub's process that never change it (a
+        write replaces a stored object, never changes it in place), where `get`'s copy would cost more
+        than the reading (the simulated controllers read a MemberCluster per binding, every pass)."""
+        resource = self.resolve(kind)
+        with self._lock:
+            return self._objects[resource].get((namespace if resource.namespaced else "", name))
+
     def names(self, kind: Resource | str, namespace: str | None = None) -> list[str]:
         with self._lock:
             keys = sorted(self._objects[self.resolve(kind)])
@@ -285,6 +297,7 @@ class Store:
                 resource_version, start = self._rv, None
                 snapshot = self._snapshot(resource)
         position = bisect.bisect_right(snapshot.keys, start) if start else 0
+        everything = namespace is None and selector.is_empty
         # a page reads only as far as the object after it: paging through a kind costs one pass, not
         # one pass per page
         matching = list(
@@ -296,7 +309,8 @@ class Store:
                         itertools.islice(snapshot.objects, position, None),
                         strict=True,
                     )
-                    if (namespace is None or key[0] == namespace) and selector.matches(_labels(obj))
+                    if everything
+                    or ((namespace is None or key[0] == namespace) and selector.matches(_labels(obj)))
                 ),
                 limit + 1 if limit else None,
             )
@@ -353,8 +367,12 @@ class Store:
         *,
         namespace: str = "",
         subresource: str | None = None,
+        handed_over: bool = False,
     ) -> dict[str, Any]:
-        """PUT: optimistic concurrency on `metadata.resourceVersion` (409 Conflict when stale)."""
+        """PUT: optimistic concurrency on `metadata.resourceVersion` (409 Conflict when stale).
+
+        `handed_over=True`: the caller gives `obj` away and never changes what it is answered (the
+        hub's own controllers), so neither is copied: the stored object and the answer are shared."""
         resource = self.resolve(kind)
         body_name = (obj.get("metadata") or {}).get("name")
         if body_name and body_name != name:
@@ -371,6 +389,8 @@ class Store:
                     "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
                 )
             self._check_precondition(resource, current, sent_version)
+            if handed_over:
+                return self._update(resource, current, obj, subresource, handed_over=True)
             return copy.deepcopy(self._update(resource, current, obj, subresource))
 
     def patch(
@@ -599,14 +619,23 @@ class Store:
         )
 
     def _update(
-        self, resource: Resource, current: dict[str, Any], incoming: dict[str, Any], subresource: str | None
+        self,
+        resource: Resource,
+        current: dict[str, Any],
+        incoming: dict[str, Any],
+        subresource: str | None,
+        *,
+        handed_over: bool = False,
     ) -> dict[str, Any]:
         """Apply subresource rules (status vs everything else), bump generation on spec change, commit."""
+        taken: Callable[[Any], Any] = _as_given if handed_over else copy.deepcopy
         if subresource == "status":
-            new = copy.deepcopy(current)
-            _set_or_drop(new, "status", copy.deepcopy(incoming.get("status")))
+            # all but the status is the current version's, shared with it (stored objects are replaced,
+            # never changed in place); metadata is copied, as the commit sets its resourceVersion
+            new = {**current, "metadata": dict(current["metadata"])}
+            _set_or_drop(new, "status", taken(incoming.get("status")))
         else:
-            new = copy.deepcopy(incoming)
+            new = taken(incoming)
             _set_or_drop(new, "status", copy.deepcopy(current.get("status")))
             new["apiVersion"], new["kind"] = current["apiVersion"], current["kind"]
             metadata = new.setdefault("metadata", {})
