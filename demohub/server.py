@@ -9,7 +9,7 @@ import logging
 import socket
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -219,10 +219,7 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             self._send(200, b"ok", "text/plain")
             return
         query = parse_qs(url.query)
-        if _flag(query, "watch"):
-            self._answer(method, url.path, query, body)
-            return
-        with self.server.in_flight.serving():
+        with nullcontext() if _flag(query, "watch") else self.server.in_flight.serving():
             self._answer(method, url.path, query, body)
 
     def _answer(self, method: str, path: str, query: dict[str, list[str]], body: bytes) -> None:

@@ -163,10 +163,6 @@ class _Snapshot:
     objects: list[dict[str, Any]]
 
 
-def _as_given(value: Any) -> Any:
-    return value
-
-
 def _labels(obj: dict[str, Any]) -> dict[str, str]:
     return obj.get("metadata", {}).get("labels") or {}
 
@@ -628,14 +624,14 @@ class Store:
         handed_over: bool = False,
     ) -> dict[str, Any]:
         """Apply subresource rules (status vs everything else), bump generation on spec change, commit."""
-        taken: Callable[[Any], Any] = _as_given if handed_over else copy.deepcopy
         if subresource == "status":
             # all but the status is the current version's, shared with it (stored objects are replaced,
             # never changed in place); metadata is copied, as the commit sets its resourceVersion
             new = {**current, "metadata": dict(current["metadata"])}
-            _set_or_drop(new, "status", taken(incoming.get("status")))
+            status = incoming.get("status")
+            _set_or_drop(new, "status", status if handed_over else copy.deepcopy(status))
         else:
-            new = taken(incoming)
+            new = incoming if handed_over else copy.deepcopy(incoming)
             _set_or_drop(new, "status", copy.deepcopy(current.get("status")))
             new["apiVersion"], new["kind"] = current["apiVersion"], current["kind"]
             metadata = new.setdefault("metadata", {})
