@@ -309,6 +309,7 @@ def reset(hub: Hub) -> None:
         last_scheduled_at=None,
         requeue_at=None,
         reschedule_queued_at=None,
+        round_queued_at=None,
     )
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")

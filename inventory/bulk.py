@@ -137,6 +137,33 @@ def _update_each(
         cursor.executemany(f"UPDATE {table} SET {assignments} WHERE {quote(_column(pk))} = %s", params)
 
 
+def take(
+    model: type[models.Model], pks: Sequence[Any], values: Values, free: str, free_params: Sequence[Any] = ()
+) -> set[Any]:
+    """Write `values` (by field name) to those rows of `pks` that the SQL condition `free` (over the
+    table's quoted columns, with `free_params`) holds for, and answer the pks written: one UPDATE ...
+    RETURNING per BATCH pks, so of two callers racing for a row exactly one takes it (a queued marker)."""
+    connection = connections[router.db_for_write(model)]
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    assert pk is not None  # every concrete model has one
+    columns = concrete(model, list(values))
+    assignments = ", ".join(f"{quote(_column(field))} = %s" for field in columns)
+    prepared = [field.get_db_prep_save(values[field.name], connection) for field in columns]
+    table, key = quote(model._meta.db_table), quote(_column(pk))
+    taken: set[Any] = set()
+    with connection.cursor() as cursor:
+        for start in range(0, len(pks), BATCH):
+            chunk = list(pks[start : start + BATCH])
+            cursor.execute(
+                f"UPDATE {table} SET {assignments} "
+                f"WHERE {key} IN ({', '.join(['%s'] * len(chunk))}) AND ({free}) RETURNING {key}",
+                [*prepared, *chunk, *free_params],
+            )
+            taken.update(row[0] for row in cursor.fetchall())
+    return taken
+
+
 def concrete(model: type[models.Model], names: Sequence[str]) -> list[models.Field[Any, Any]]:
     """The concrete fields of `model` by name or attname, in the order given."""
     fields = {name: field for field in model._meta.concrete_fields for name in (field.name, field.attname)}

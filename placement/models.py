@@ -81,6 +81,9 @@ class Placement(models.Model):
     # one runner at a time, on SQLite as on PostgreSQL; a claim past its time belongs to a dead runner.
     rollout_claimed_until = models.DateTimeField(null=True, blank=True)
     rollout_claim_owner = models.CharField(max_length=32, blank=True)
+    # Set while a round asked for by a change (the hub's reports on the bindings, a reschedule) is queued,
+    # so a burst of reports on one CRP's bindings queues one round (placement.rollouts.rolling).
+    round_queued_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

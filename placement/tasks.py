@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.tasks import REDELIVER_IF_LOST
+from inventory import bulk
 from inventory.changes import HubChanges
 from inventory.hubclient import HubError, TransientHubError
 from inventory.models import Hub
@@ -39,8 +40,6 @@ QUEUED_TTL = timedelta(minutes=2)
 PENDING_GRACE_SECONDS = 10.0
 # Pending reschedules the sweep queues at most per run; the next run takes the rest.
 SWEEP_LIMIT = 500
-# Placement ids per compare-and-set UPDATE of the queued markers (below SQLite's bound on parameters).
-MARKER_CHUNK = 500
 # The Redis transport pops the lowest priority first (its steps 0, 3, 6 and 9). Every task goes at
 # settings CELERY_TASK_DEFAULT_PRIORITY between these: a change's leading runs ahead of all other work,
 # so they never wait behind the runs of earlier changes, and the runs it cannot alter behind all of it.
@@ -99,32 +98,18 @@ def request_reschedule(
 
 def _take_markers(placement_ids: list[int], now: datetime, later: bool, lead: bool = False) -> set[int]:
     """Set the queued marker of each placement whose marker is free (none, or older than QUEUED_TTL), or,
-    unless `later`, held by a run queued for later, or, when `lead`, held by any run; one UPDATE ...
-    RETURNING per MARKER_CHUNK ids, so two requests never both take a marker. Answers the ids taken."""
-    ops = connection.ops
-    table = ops.quote_name(Placement._meta.db_table)
-    key, column, flag = map(ops.quote_name, ("id", "reschedule_queued_at", "reschedule_queued_later"))
+    unless `later`, held by a run queued for later, or, when `lead`, held by any run; compare-and-set
+    (`bulk.take`), so two requests never both take a marker. Answers the ids taken."""
+    quote = connection.ops.quote_name
+    column, flag = quote("reschedule_queued_at"), quote("reschedule_queued_later")
     free = f"{column} IS NULL OR {column} < %s"
     if lead:
         free += f" OR {column} IS NOT NULL"
     elif not later:
         free += f" OR {flag}"
-    taken: set[int] = set()
-    with connection.cursor() as cursor:
-        for start in range(0, len(placement_ids), MARKER_CHUNK):
-            chunk = placement_ids[start : start + MARKER_CHUNK]
-            cursor.execute(
-                f"UPDATE {table} SET {column} = %s, {flag} = %s "
-                f"WHERE {key} IN ({', '.join(['%s'] * len(chunk))}) AND ({free}) RETURNING {key}",
-                [
-                    ops.adapt_datetimefield_value(now),
-                    later,
-                    *chunk,
-                    ops.adapt_datetimefield_value(now - QUEUED_TTL),
-                ],
-            )
-            taken.update(row[0] for row in cursor.fetchall())
-    return taken
+    values = {"reschedule_queued_at": now, "reschedule_queued_later": later}
+    stale = connection.ops.adapt_datetimefield_value(now - QUEUED_TTL)
+    return bulk.take(Placement, placement_ids, values, free, [stale])
 
 
 @contextmanager

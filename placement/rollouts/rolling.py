@@ -13,7 +13,7 @@ As upstream's rollout controller, a round that leaves bindings to roll comes bac
 wait (the first not-trackable binding's, else `unavailablePeriodSeconds`, never sooner than
 `MIN_REQUEUE`), and a round with nothing left to roll queues none: the hub's reports on the bindings
 (Available or DiffReported changed, read by the watch: `reported`) bring the next round, as binding
-update events do upstream. `roll_out_new_snapshot` bumps
+update events do upstream, one queued round per CRP however many reports (`request_rounds`). `roll_out_new_snapshot` bumps
 `placement.status["resourceSnapshot"]["index"]`, which makes the next rounds roll every bound
 cluster to the new snapshot, wave by wave within maxUnavailable / maxSurge.
 """
@@ -28,7 +28,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -50,6 +50,7 @@ from placement.scheduler.rollout.rolling import (
     plan_rolling_update_round,
 )
 from placement.scheduler.timeutil import format_time, parse_time
+from placement.tasks import QUEUED_TTL
 
 logger = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ def run_round(
             if due is None:
                 # asked for by a change (a hub report, a reschedule) the running round may have read
                 # too early: run again after it, as upstream's work queue re-queues a key that is busy
-                _queue_again(placement)
+                request_rounds([placement.pk], after=MIN_REQUEUE)
             return None
         try:
             summary = _locked_round(placement, now, due)
@@ -412,19 +413,42 @@ def _record_events(
 # --- queueing -----------------------------------------------------------------------------------------
 
 
-def request_round(placement: Placement) -> None:
-    """Run a round as soon as a worker can (in-process: now)."""
+def request_rounds(placement_ids: Sequence[int], *, after: timedelta | None = None) -> list[int]:
+    """Queue a round of each CRP that has none queued, `after` this long (in-process: run it now, or
+    leave it to the periodic runner when `after`); answers the ids queued.
+
+    A queued round holds its CRP's marker (`Placement.round_queued_at`) until it starts, so a burst of
+    the hub's reports on one CRP's bindings queues one round, as upstream's work queue holds a key once;
+    reports arriving while the round runs queue the next. A marker older than QUEUED_TTL belongs to a
+    lost message and is taken again."""
     from placement.rollouts import tasks
 
-    tasks.rolling_update_round.delay(placement.pk)
+    eager = tasks.rolling_update_round.app.conf.task_always_eager
+    if eager and after is not None:
+        return []  # in-process rounds do not overlap; the runner's own next round is timed
+    now = timezone.now()
+    quote = connection.ops.quote_name
+    free = "{0} IS NULL OR {0} < %s".format(quote("round_queued_at"))
+    stale = connection.ops.adapt_datetimefield_value(now - QUEUED_TTL)
+    taken = bulk.take(Placement, list(placement_ids), {"round_queued_at": now}, free, [stale])
+    queued = [pk for pk in placement_ids if pk in taken]
+    for index, placement_id in enumerate(queued):
+        try:
+            if after is None:
+                tasks.rolling_update_round.delay(placement_id)
+            else:
+                tasks.rolling_update_round.apply_async((placement_id,), countdown=after.total_seconds())
+        except Exception:
+            # no message holds the markers of this one and those after it: the next report takes them
+            Placement.objects.filter(pk__in=queued[index:], round_queued_at=now).update(round_queued_at=None)
+            raise
+    return queued
 
 
-def _queue_again(placement: Placement) -> None:
-    """Queue a round for `placement` after `MIN_REQUEUE` (with a broker; in-process rounds do not overlap)."""
-    from placement.rollouts import tasks
-
-    if not tasks.rolling_update_round.app.conf.task_always_eager:
-        tasks.rolling_update_round.apply_async((placement.pk,), countdown=MIN_REQUEUE.total_seconds())
+def started_round(placement_id: int) -> None:
+    """A round asked for by a change starts: the CRP's marker is free, so reports from now on queue the
+    next round (this one may read the hub before they happened)."""
+    Placement.objects.filter(pk=placement_id).update(round_queued_at=None)
 
 
 def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime) -> None:
@@ -539,7 +563,7 @@ def roll_out_new_snapshot(
         )
     placement.status = locked.status
     if rolling_crp(placement) is not None:
-        transaction.on_commit(lambda: request_round(placement))
+        transaction.on_commit(lambda: request_rounds([placement.pk]))
     return index
 
 

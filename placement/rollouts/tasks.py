@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 
 def on_crp_bindings_changed(sender: object, placement: Placement, **_: object) -> None:
     """Receiver of `placement.signals.crp_bindings_changed`: a round rolls the CRP onto its new bindings."""
-    rolling_update_round.delay(placement.pk)
+    rolling.request_rounds([placement.pk])
 
 
 def on_managed_objects_reported(
@@ -37,8 +37,7 @@ def on_managed_objects_reported(
     bindings (read by the watch or a sync) runs its next round, as a binding update does upstream."""
     if kind != hubbindings.KIND:
         return
-    for placement_id in rolling.reported(hub, objects):
-        rolling_update_round.delay(placement_id)
+    rolling.request_rounds(rolling.reported(hub, objects))
 
 
 # --- staged update runs (runs) -----------------------------------------------------------------------
@@ -84,7 +83,10 @@ def reconcile_due_runs() -> list[int]:
 @shared_task(**REDELIVER_IF_LOST, name="placement.tasks.rolling_update_round")
 def rolling_update_round(placement_id: int, due: str | None = None) -> dict[str, Any]:
     """One rolling-update round of a dashboard-owned CRP; `due` is the requeue time it was queued for
-    (a round queued later supersedes it). The round queues the next one itself."""
+    (a round queued later supersedes it), none for a round a change asked for. The round queues the next
+    one itself."""
+    if due is None:
+        rolling.started_round(placement_id)
     placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
     if placement is None:
         return {"state": "gone"}
