@@ -13,9 +13,10 @@ As upstream's rollout controller, a round that leaves bindings to roll comes bac
 wait (the first not-trackable binding's, else `unavailablePeriodSeconds`, never sooner than
 `MIN_REQUEUE`), and a round with nothing left to roll queues none: the hub's reports on the bindings
 (Available or DiffReported changed, read by the watch: `reported`) bring the next round, as binding
-update events do upstream, one queued round per CRP however many reports (`request_rounds`). `roll_out_new_snapshot` bumps
-`placement.status["resourceSnapshot"]["index"]`, which makes the next rounds roll every bound
-cluster to the new snapshot, wave by wave within maxUnavailable / maxSurge.
+update events do upstream: one queued round per CRP however many reports, and none once another round
+has read them (`request_rounds`). `roll_out_new_snapshot` bumps
+`placement.status["resourceSnapshot"]["index"]`, which makes the next rounds roll every bound cluster
+to the new snapshot, wave by wave within maxUnavailable / maxSurge.
 """
 
 from __future__ import annotations
@@ -119,7 +120,11 @@ def rolling_crp(placement: Placement) -> fleet.ClusterResourcePlacement | None:
 
 
 def run_round(
-    placement: Placement, now: datetime | None = None, *, due: str | None = None
+    placement: Placement,
+    now: datetime | None = None,
+    *,
+    due: str | None = None,
+    requested: datetime | None = None,
 ) -> dict[str, Any] | None:
     """One rolling-update round, with the placement claimed (one runner at a time, on SQLite too) and its
     row locked; answers the stored summary, or None when there was nothing to run (or another runner
@@ -127,8 +132,10 @@ def run_round(
 
     Every dashboard-owned CRP's bindings are written to the hub; only RollingUpdate ones are planned.
     `due` is the requeue time a scheduled round was queued for: when a later round has been queued
-    since, this one is superseded and skipped. Whatever fails is stored in the summary (`error`,
-    `attempts`) and the round is due again after a doubling backoff.
+    since, this one is superseded and skipped. `requested` is the marker a round asked for by a change
+    was queued with (`request_rounds`): when another round has started since, that one answered the
+    change and this one is skipped. Whatever fails is stored in the summary (`error`, `attempts`) and
+    the round is due again after a doubling backoff.
     """
     now = timezone.now() if now is None else now
     with claims.claimed(Placement, placement.pk, ttl=CLAIM_TTL, prefix=CLAIM_PREFIX) as owner:
@@ -137,10 +144,12 @@ def run_round(
             if due is None:
                 # asked for by a change (a hub report, a reschedule) the running round may have read
                 # too early: run again after it, as upstream's work queue re-queues a key that is busy
-                request_rounds([placement.pk], after=MIN_REQUEUE)
+                _queue_again(placement.pk, requested)
+            return None
+        if not _runs(placement, now, due, requested):
             return None
         try:
-            summary = _locked_round(placement, now, due)
+            summary = _locked_round(placement, now)
         except Exception as exc:  # noqa: BLE001 - every failure is stored and retried, none is lost
             logger.exception("%s: rolling-update round failed", placement)
             summary = _store_failure(placement, f"{type(exc).__name__}: {exc}", now)
@@ -149,13 +158,30 @@ def run_round(
     return summary
 
 
-def _locked_round(placement: Placement, now: datetime, due: str | None) -> dict[str, Any] | None:
+def _runs(placement: Placement, now: datetime, due: str | None, requested: datetime | None) -> bool:
+    """Whether the claimed round runs; if so, the CRP's marker is freed first, so the changes reported from
+    now on queue the next round, and a round queued for a change reported before (which this one reads)
+    is skipped, as upstream's work queue holds a key once. Written before the row is locked, so a report
+    arriving meanwhile does not wait for the round."""
+    rows = Placement.objects.filter(pk=placement.pk)
+    if requested is not None:
+        if rows.filter(round_queued_at=requested).update(round_queued_at=None):
+            return True
+        logger.debug("%s: a round started since answered the change", placement)
+        return False
+    if due is not None:
+        stored = rows.values_list("status__rollout__requeueAt", flat=True).first()
+        if _superseded(stored, due, now):
+            logger.debug("%s: round due at %s superseded", placement, due)
+            return False
+    rows.update(round_queued_at=None)
+    return True
+
+
+def _locked_round(placement: Placement, now: datetime) -> dict[str, Any] | None:
     with transaction.atomic():
         locked = Placement.objects.select_for_update().select_related("hub").filter(pk=placement.pk).first()
         if locked is None or locked.owner != Owner.DASHBOARD or not locked.family.rolls_out_bindings:
-            return None
-        if due is not None and _superseded(locked, due, now):
-            logger.debug("%s: round due at %s superseded", locked, due)
             return None
         parsed = rolling_crp(locked)
         if parsed is None:
@@ -195,9 +221,9 @@ def _store_failure(placement: Placement, error: str, now: datetime) -> dict[str,
     return summary
 
 
-def _superseded(placement: Placement, due: str, now: datetime) -> bool:
-    """A later round queued another moment, or found nothing left to roll (no moment at all)."""
-    stored = ((placement.status or {}).get("rollout") or {}).get("requeueAt")
+def _superseded(stored: str | None, due: str, now: datetime) -> bool:
+    """A later round queued another moment (`stored`, the last round's requeue time), or found nothing
+    left to roll (no moment at all)."""
     if stored == due:
         return False
     if not stored:
@@ -413,19 +439,16 @@ def _record_events(
 # --- queueing -----------------------------------------------------------------------------------------
 
 
-def request_rounds(placement_ids: Sequence[int], *, after: timedelta | None = None) -> list[int]:
-    """Queue a round of each CRP that has none queued, `after` this long (in-process: run it now, or
-    leave it to the periodic runner when `after`); answers the ids queued.
+def request_rounds(placement_ids: Sequence[int]) -> list[int]:
+    """Queue a round of each CRP that has none queued (in-process: run it now); answers the ids queued.
 
-    A queued round holds its CRP's marker (`Placement.round_queued_at`) until it starts, so a burst of
-    the hub's reports on one CRP's bindings queues one round, as upstream's work queue holds a key once;
-    reports arriving while the round runs queue the next. A marker older than QUEUED_TTL belongs to a
-    lost message and is taken again."""
+    A queued round holds its CRP's marker (`Placement.round_queued_at`, the time it was taken, which the
+    message carries), so a burst of the hub's reports on one CRP's bindings queues one round, as
+    upstream's work queue holds a key once. Any round that starts frees the marker (`_runs`): reports
+    from then on queue the next round, and a queued one whose marker was freed is skipped. A marker
+    older than QUEUED_TTL belongs to a lost message and is taken again."""
     from placement.rollouts import tasks
 
-    eager = tasks.rolling_update_round.app.conf.task_always_eager
-    if eager and after is not None:
-        return []  # in-process rounds do not overlap; the runner's own next round is timed
     now = timezone.now()
     quote = connection.ops.quote_name
     free = "{0} IS NULL OR {0} < %s".format(quote("round_queued_at"))
@@ -434,10 +457,7 @@ def request_rounds(placement_ids: Sequence[int], *, after: timedelta | None = No
     queued = [pk for pk in placement_ids if pk in taken]
     for index, placement_id in enumerate(queued):
         try:
-            if after is None:
-                tasks.rolling_update_round.delay(placement_id)
-            else:
-                tasks.rolling_update_round.apply_async((placement_id,), countdown=after.total_seconds())
+            tasks.rolling_update_round.delay(placement_id, requested=now.isoformat())
         except Exception:
             # no message holds the markers of this one and those after it: the next report takes them
             Placement.objects.filter(pk__in=queued[index:], round_queued_at=now).update(round_queued_at=None)
@@ -445,10 +465,23 @@ def request_rounds(placement_ids: Sequence[int], *, after: timedelta | None = No
     return queued
 
 
-def started_round(placement_id: int) -> None:
-    """A round asked for by a change starts: the CRP's marker is free, so reports from now on queue the
-    next round (this one may read the hub before they happened)."""
-    Placement.objects.filter(pk=placement_id).update(round_queued_at=None)
+def _queue_again(placement_id: int, requested: datetime | None) -> None:
+    """Queue a round asked for by a change again after MIN_REQUEUE, with its marker (with a broker;
+    in-process rounds do not overlap)."""
+    from placement.rollouts import tasks
+
+    if tasks.rolling_update_round.app.conf.task_always_eager:
+        return
+    if requested is None:
+        # asked for without a marker (the periodic runner, a command): take one now
+        requested = timezone.now()
+        if not Placement.objects.filter(pk=placement_id, round_queued_at=None).update(
+            round_queued_at=requested
+        ):
+            return  # a round is queued already
+    tasks.rolling_update_round.apply_async(
+        (placement_id,), kwargs={"requested": requested.isoformat()}, countdown=MIN_REQUEUE.total_seconds()
+    )
 
 
 def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime) -> None:

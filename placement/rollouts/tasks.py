@@ -81,16 +81,17 @@ def reconcile_due_runs() -> list[int]:
 
 
 @shared_task(**REDELIVER_IF_LOST, name="placement.tasks.rolling_update_round")
-def rolling_update_round(placement_id: int, due: str | None = None) -> dict[str, Any]:
+def rolling_update_round(
+    placement_id: int, due: str | None = None, requested: str | None = None
+) -> dict[str, Any]:
     """One rolling-update round of a dashboard-owned CRP; `due` is the requeue time it was queued for
-    (a round queued later supersedes it), none for a round a change asked for. The round queues the next
-    one itself."""
-    if due is None:
-        rolling.started_round(placement_id)
+    (a round queued later supersedes it), `requested` the marker of a round a change asked for (a round
+    started since answers it). The round queues the next one itself."""
     placement = Placement.objects.select_related("hub").filter(pk=placement_id).first()
     if placement is None:
         return {"state": "gone"}
-    summary = rolling.run_round(placement, due=due)
+    marker = None if requested is None else datetime.fromisoformat(requested)
+    summary = rolling.run_round(placement, due=due, requested=marker)
     if summary is None:
         return {"state": "skipped"}
     return {"state": "rolled", "round": summary.get("round"), "requeueAt": summary.get("requeueAt")}

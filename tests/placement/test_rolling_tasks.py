@@ -124,5 +124,8 @@ def test_a_round_asked_for_while_another_runs_comes_after_it(queued: list) -> No
     assert rolling.run_round(placement) is None
     [(args, options)] = queued
     assert args == (placement.pk,) and options["countdown"] == rolling.MIN_REQUEUE.total_seconds()
+    # with the CRP's marker, so the hub's reports meanwhile queue no other round
+    placement.refresh_from_db()
+    assert options["kwargs"] == {"requested": placement.round_queued_at.isoformat()}
     # a round queued for its moment is left to the runner holding the rollout, which queues its own next
     assert rolling.run_round(placement, due=format_time(timezone.now())) is None and len(queued) == 1
