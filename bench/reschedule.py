@@ -360,8 +360,10 @@ def print_pass(label: str, result: PassResult, placements: int) -> None:
             print(f"    {'':16} and {len(seconds):5} {task} tasks {sum(seconds):6.1f} s busy")
 
 
-def worker_run(count: int, hub: Hub, database: str, log_dir: Path, tag: str) -> list[float]:
-    """Reset, start `count` workers, time each of PASSES; answers their wall seconds."""
+def worker_run(
+    count: int, hub: Hub, database: str, log_dir: Path, tag: str, passes: int = len(PASSES)
+) -> list[float]:
+    """Reset, start `count` workers, time the first `passes` of PASSES; answers their wall seconds."""
     reset(hub)
     app.control.purge()
     chunks = tasks.hub_chunks(hub.pk)
@@ -370,7 +372,7 @@ def worker_run(count: int, hub: Hub, database: str, log_dir: Path, tag: str) -> 
     walls = []
     try:
         print(f"{count} worker(s), {chunk_count} chunks:")
-        for label in PASSES:
+        for label in PASSES[:passes]:
             result = timed_pass(hub, workers, chunk_count)
             print_pass(label, result, placements)
             walls.append(result.seconds)

@@ -1,7 +1,8 @@
 """Scale: the whole scenario end to end, from a hub of 50,000 clusters to pages, with every figure.
 
     .venv/bin/python bench/scale.py [--clusters 50000] [--placements 5000] [--changes 20] [--change-minutes 5]
-        [--heartbeat-seconds 60] [--quiet-seconds 30] [--database fleetui_bench_scale] [--redis-db 14]
+        [--passes 3] [--heartbeat-seconds 60] [--quiet-seconds 30] [--database fleetui_bench_scale]
+        [--redis-db 14]
 
 The production topology on PostgreSQL and Redis (DATABASE_URL and CELERY_BROKER_URL, else those of
 var/services/env; the database `--database` and Redis db `--redis-db` of those servers are emptied
@@ -18,7 +19,8 @@ apply the CRPs' bindings (demohub/fleetsim.py), so their rolling updates finish,
    label predicate (40 %), over two sets (20 %) and over `global` (20 %), and Fleet PickN CRPs (20 %);
    the full reschedule (`reschedule_hub`) by 1 and then 2 real `celery -A fleetui worker` processes
    (bench/reschedule.py's), a first pass (every decision new), a second (Balance scores move once more as
-   the first pass's decisions are counted) and a third (nothing changes) each;
+   the first pass's decisions are counted; the 1 worker's runs the rolling-update rounds of the CRPs the
+   first pass bound) and a third (nothing changes) each, or the first `--passes` of them;
 3. with 2 workers left running: a heartbeat-only window of `--quiet-seconds` (hub writes, member rows
    the watcher stored, HubInventoryVersion bumps and reschedule tasks run: the last two must be 0);
 4. `--changes` label and taint changes written on the hub, one at a time, each to a cluster an OCM
@@ -261,19 +263,21 @@ def seed_placements(count: int, rng: random.Random) -> None:
     Placement.objects.bulk_create(placements, batch_size=2000)
 
 
-def reschedule_phase(database: str, figures: Figures) -> None:
-    from reschedule import worker_run
+def reschedule_phase(database: str, passes: int, figures: Figures) -> None:
+    from reschedule import PASSES, worker_run
 
     from inventory.models import Hub
 
     hub = Hub.objects.get(name=HUB)
     walls = {}
     for count in (1, 2):
-        walls[count] = worker_run(count, hub, database, VAR, f"full-{count}")
+        walls[count] = worker_run(count, hub, database, VAR, f"full-{count}", passes)
     figures.add("full reschedule, 1 worker s", walls[1][0], "first pass (every decision new)")
-    figures.add("full reschedule, 1 worker, steady s", walls[1][2], "third pass (nothing changes)")
+    if passes == len(PASSES):
+        figures.add("full reschedule, 1 worker, steady s", walls[1][-1], "third pass (nothing changes)")
     figures.add("full reschedule, 2 workers s", walls[2][0], "first pass")
-    figures.add("full reschedule, 2 workers, steady s", walls[2][2], "third pass")
+    if passes == len(PASSES):
+        figures.add("full reschedule, 2 workers, steady s", walls[2][-1], "third pass")
     figures.add("speed-up 2 workers / 1 worker", walls[1][0] / walls[2][0], "first pass; 2 would be perfect")
 
 
@@ -537,6 +541,15 @@ def main() -> None:
     parser.add_argument("--heartbeat-seconds", type=float, default=60.0, help="each agent reports this often")
     parser.add_argument("--quiet-seconds", type=float, default=30.0, help="the heartbeat-only window")
     parser.add_argument("--repeat", type=int, default=20, help="requests per page figure")
+    parser.add_argument(
+        "--passes",
+        type=int,
+        choices=(1, 2, 3),
+        default=3,
+        help="full reschedule passes per worker count: the first (every decision new) only, or up to the"
+        " third (nothing changes); the rolling-update rounds of the CRPs the first pass binds run in the"
+        " 1-worker run's second pass",
+    )
     parser.add_argument("--database", default="fleetui_bench_scale")
     parser.add_argument("--redis-db", type=int, default=14)
     args = parser.parse_args()
@@ -591,7 +604,7 @@ def main() -> None:
             processes.start("watch", [*MANAGE, "watch_hubs", HUB])
             seed_placements(args.placements, rng)
             print(f"full reschedule of {args.placements:,} placements (bench/reschedule.py):", flush=True)
-            reschedule_phase(args.database, figures)
+            reschedule_phase(args.database, args.passes, figures)
             workers = start_workers(2, args.database, VAR, "events")
             beat = [str(BIN / "celery"), "-A", "fleetui", "beat", "--schedule", str(VAR / "beat-schedule")]
             processes.start("beat", beat)
