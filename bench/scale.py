@@ -30,9 +30,11 @@ apply the CRPs' bindings (demohub/fleetsim.py), so their rolling updates finish,
    one's decision and undo are stored, if later), without waiting for the runs of the earlier ones to
    settle: the workers are still busy with them, as a user would find them (the runs still owed at
    each change are printed);
-5. pages through Django's test client as a user with the view role on `global`: the detail and scores
-   pages of a placement over `global`, what-if warm, and the first what-if after a hub change (the
-   change stored by the watcher, this process's snapshot then stale), p50/p95;
+5. once the workers have run what the changes queued (at 50,000 clusters each change queues runs of
+   thousands of placements, those it cannot alter last), pages through Django's test client as a user
+   with the view role on `global`: the detail and scores pages of a placement over `global`, what-if
+   warm, and the first what-if after a hub change (the change stored by the watcher, this process's
+   snapshot then stale), p50/p95;
 6. PostgreSQL: bytes per row of the large tables and what 200,000 clusters make of them.
 
 Each figure is printed next to the task's target for the size (the 10,000 column below 50,000
@@ -300,6 +302,20 @@ def settled() -> bool:
     return not Placement.objects.filter(hub__name=HUB, reschedule_pending_since__isnull=False).exists()
 
 
+def drained() -> bool:
+    """Settled, and no run or rolling-update round queued any more: the runs a change cannot alter (their
+    explanations show the changed cluster) are queued behind all others, and owe nothing."""
+    from django.db.models import Q
+    from django.utils import timezone
+
+    from placement.models import Placement
+    from placement.tasks import QUEUED_TTL
+
+    fresh = timezone.now() - QUEUED_TTL
+    queued = Q(reschedule_queued_at__gte=fresh) | Q(round_queued_at__gte=fresh)
+    return settled() and not Placement.objects.filter(queued, hub__name=HUB).exists()
+
+
 def rescheduled_tasks(workers: list[Any]) -> int:
     """The reschedule tasks the workers have received (one still running when a window starts is not
     counted in it)."""
@@ -401,8 +417,13 @@ def change_phase(hub: RemoteHub, changes: int, minutes: float, rng: random.Rando
         )
         latencies[what].append(decided - sent)
         write_and_wait_stored(hub, name, undo)
-    # the pages are timed on a quiet system, as before the stream
-    wait(settled, SETTLE_TIMEOUT, "the placements to settle", period=0.5)
+    # the pages are timed on a quiet system, as before the stream: once the workers have run what the
+    # changes queued (at 50,000 clusters each change queues runs of thousands of placements)
+    stream_end = time.monotonic()
+    queued = Placement.objects.filter(hub__name=HUB, reschedule_queued_at__isnull=False).count()
+    wait(drained, SETTLE_TIMEOUT, "the runs the changes queued", period=0.5)
+    drained_after = time.monotonic() - stream_end
+    print(f"  the workers ran what the changes queued ({queued:,} runs) {drained_after:.0f} s after")
     both = latencies["label"] + latencies["taint"]
     if owed:
         print(

@@ -10,6 +10,7 @@ from typing import NoReturn
 import pytest
 from celery.signals import task_prerun
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.core.management import call_command
 from django.test import Client
 from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
@@ -49,6 +50,14 @@ def require_service(variable: str, what: str) -> str:
     if IN_CI:
         pytest.fail(f"{variable} must be set in CI so {what} is tested against the real service")
     pytest.skip(f"{variable} is not set; {what} is not under test locally")
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> None:
+    """Each test starts with an empty cache (Django's default, in the process's memory): keys built from
+    primary keys, which an in-memory database hands out again after a test's rollback, would otherwise
+    find an earlier test's entries."""
+    cache.clear()
 
 
 @pytest.fixture
