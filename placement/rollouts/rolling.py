@@ -450,10 +450,7 @@ def request_rounds(placement_ids: Sequence[int]) -> list[int]:
     from placement.rollouts import tasks
 
     now = timezone.now()
-    quote = connection.ops.quote_name
-    free = "{0} IS NULL OR {0} < %s".format(quote("round_queued_at"))
-    stale = connection.ops.adapt_datetimefield_value(now - QUEUED_TTL)
-    taken = bulk.take(Placement, list(placement_ids), {"round_queued_at": now}, free, [stale])
+    taken = _take_markers(placement_ids, now)
     queued = [pk for pk in placement_ids if pk in taken]
     for index, placement_id in enumerate(queued):
         try:
@@ -475,13 +472,19 @@ def _queue_again(placement_id: int, requested: datetime | None) -> None:
     if requested is None:
         # asked for without a marker (the periodic runner, a command): take one now
         requested = timezone.now()
-        if not Placement.objects.filter(pk=placement_id, round_queued_at=None).update(
-            round_queued_at=requested
-        ):
+        if not _take_markers([placement_id], requested):
             return  # a round is queued already
     tasks.rolling_update_round.apply_async(
         (placement_id,), kwargs={"requested": requested.isoformat()}, countdown=MIN_REQUEUE.total_seconds()
     )
+
+
+def _take_markers(placement_ids: Sequence[int], now: datetime) -> set[int]:
+    """Take the round marker of each CRP whose marker is free (none, or older than QUEUED_TTL), by
+    compare-and-set; answers the ids taken."""
+    free = "{0} IS NULL OR {0} < %s".format(connection.ops.quote_name("round_queued_at"))
+    stale = connection.ops.adapt_datetimefield_value(now - QUEUED_TTL)
+    return bulk.take(Placement, list(placement_ids), {"round_queued_at": now}, free, [stale])
 
 
 def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime) -> None:
