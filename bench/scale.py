@@ -19,8 +19,8 @@ apply the CRPs' bindings (demohub/fleetsim.py), so their rolling updates finish,
    label predicate (40 %), over two sets (20 %) and over `global` (20 %), and Fleet PickN CRPs (20 %);
    the full reschedule (`reschedule_hub`) by 1 and then 2 real `celery -A fleetui worker` processes
    (bench/reschedule.py's), a first pass (every decision new), a second (Balance scores move once more as
-   the first pass's decisions are counted; the 1 worker's runs the rolling-update rounds of the CRPs the
-   first pass bound) and a third (nothing changes) each, or the first `--passes` of them;
+   the first pass's decisions are counted; with 1 worker it also runs the rolling-update rounds of the
+   CRPs the first pass bound) and a third (nothing changes) each, or the first `--passes` of them;
 3. with 2 workers left running: a heartbeat-only window of `--quiet-seconds` (hub writes, member rows
    the watcher stored, HubInventoryVersion bumps and reschedule tasks run: the last two must be 0);
 4. `--changes` label and taint changes written on the hub, one at a time, each to a cluster an OCM

@@ -446,7 +446,9 @@ def request_rounds(placement_ids: Sequence[int]) -> list[int]:
     message carries), so a burst of the hub's reports on one CRP's bindings queues one round, as
     upstream's work queue holds a key once. Any round that starts frees the marker (`_runs`): reports
     from then on queue the next round, and a queued one whose marker was freed is skipped. A marker
-    older than QUEUED_TTL belongs to a lost message and is taken again."""
+    older than QUEUED_TTL belongs to a lost message and is taken again. Called outside a transaction, as
+    its callers are (after their writes commit): a round queued inside one could start before its marker
+    is committed, and be skipped."""
     from placement.rollouts import tasks
 
     now = timezone.now()
