@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -97,19 +97,31 @@ def request_reschedule(
 
 
 def _take_markers(placement_ids: list[int], now: datetime, later: bool, lead: bool = False) -> set[int]:
-    """Set the queued marker of each placement whose marker is free (none, or older than QUEUED_TTL), or,
-    unless `later`, held by a run queued for later, or, when `lead`, held by any run; compare-and-set
-    (`bulk.take`), so two requests never both take a marker. Answers the ids taken."""
+    """Take the reschedule marker of each placement whose marker is free, or, unless `later`, held by a
+    run queued for later, or, when `lead`, held by any run (`take_markers`). Answers the ids taken."""
     quote = connection.ops.quote_name
     column, flag = quote("reschedule_queued_at"), quote("reschedule_queued_later")
-    free = f"{column} IS NULL OR {column} < %s"
-    if lead:
-        free += f" OR {column} IS NOT NULL"
-    elif not later:
-        free += f" OR {flag}"
-    values = {"reschedule_queued_at": now, "reschedule_queued_later": later}
+    also = f"{column} IS NOT NULL" if lead else "FALSE" if later else flag
+    return take_markers(
+        placement_ids, "reschedule_queued_at", now, also_free=also, values={"reschedule_queued_later": later}
+    )
+
+
+def take_markers(
+    placement_ids: Sequence[int],
+    field: str,
+    now: datetime,
+    *,
+    also_free: str = "FALSE",
+    values: Mapping[str, Any] | None = None,
+) -> set[int]:
+    """Set the queued marker `field` of each placement to `now` where it is free (none, or older than
+    QUEUED_TTL: a lost message's) or the SQL condition `also_free` holds, with `values`; compare-and-set
+    (`bulk.take`), so two requests never both take a marker. Answers the ids taken."""
+    column = connection.ops.quote_name(field)
+    free = f"{column} IS NULL OR {column} < %s OR {also_free}"
     stale = connection.ops.adapt_datetimefield_value(now - QUEUED_TTL)
-    return bulk.take(Placement, placement_ids, values, free, [stale])
+    return bulk.take(Placement, list(placement_ids), {field: now, **(values or {})}, free, [stale])
 
 
 @contextmanager

@@ -29,7 +29,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -51,7 +51,7 @@ from placement.scheduler.rollout.rolling import (
     plan_rolling_update_round,
 )
 from placement.scheduler.timeutil import format_time, parse_time
-from placement.tasks import QUEUED_TTL
+from placement.tasks import take_markers
 
 logger = logging.getLogger(__name__)
 
@@ -446,13 +446,13 @@ def request_rounds(placement_ids: Sequence[int]) -> list[int]:
     message carries), so a burst of the hub's reports on one CRP's bindings queues one round, as
     upstream's work queue holds a key once. Any round that starts frees the marker (`_runs`): reports
     from then on queue the next round, and a queued one whose marker was freed is skipped. A marker
-    older than QUEUED_TTL belongs to a lost message and is taken again. Called outside a transaction, as
-    its callers are (after their writes commit): a round queued inside one could start before its marker
-    is committed, and be skipped."""
+    older than `placement.tasks.QUEUED_TTL` belongs to a lost message and is taken again. Called outside
+    a transaction, as its callers are (after their writes commit): a round queued inside one could start
+    before its marker is committed, and be skipped."""
     from placement.rollouts import tasks
 
     now = timezone.now()
-    taken = _take_markers(placement_ids, now)
+    taken = take_markers(placement_ids, "round_queued_at", now)
     queued = [pk for pk in placement_ids if pk in taken]
     for index, placement_id in enumerate(queued):
         try:
@@ -474,19 +474,11 @@ def _queue_again(placement_id: int, requested: datetime | None) -> None:
     if requested is None:
         # asked for without a marker (the periodic runner, a command): take one now
         requested = timezone.now()
-        if not _take_markers([placement_id], requested):
+        if not take_markers([placement_id], "round_queued_at", requested):
             return  # a round is queued already
     tasks.rolling_update_round.apply_async(
         (placement_id,), kwargs={"requested": requested.isoformat()}, countdown=MIN_REQUEUE.total_seconds()
     )
-
-
-def _take_markers(placement_ids: Sequence[int], now: datetime) -> set[int]:
-    """Take the round marker of each CRP whose marker is free (none, or older than QUEUED_TTL), by
-    compare-and-set; answers the ids taken."""
-    free = "{0} IS NULL OR {0} < %s".format(connection.ops.quote_name("round_queued_at"))
-    stale = connection.ops.adapt_datetimefield_value(now - QUEUED_TTL)
-    return bulk.take(Placement, list(placement_ids), {"round_queued_at": now}, free, [stale])
 
 
 def _queue_next(placement: Placement, summary: Mapping[str, Any], now: datetime) -> None:
