@@ -2,7 +2,9 @@
 
 A reschedule stores the scheduler's report without its per-cluster entries (`Placement.explanation`:
 selection, weights, conditions, decisions, events) and what the scheduler computed per cluster as a
-packed `ClusterRecord` (`Placement.cluster_record`: names, flags, reason codes and scores as arrays).
+packed `ClusterRecord` (`Placement.cluster_record`: names, flags, reason codes and scores as arrays;
+the names, when the run lists most of its inventory's clusters, as positions into the inventory's name
+table, stored once for every record that refers to it, `placement.nametables`).
 Packing arrays costs a small part of the scheduler run; the per-cluster rows (10,000 dicts at 10,000
 clusters, the report's JSON) are built when the API asks for them, and cached under a digest of the
 record, so a new run is a new key and a cached entry is never stale. The score table reads the arrays
@@ -23,10 +25,11 @@ from typing import Any
 
 from django.core.cache import cache
 
+from placement import nametables
 from placement.models import Placement
 from placement.scheduler.fleet.report import FleetScheduleResult
 from placement.scheduler.ocm.report import OcmScheduleResult
-from placement.scheduler.record import ClusterRecord
+from placement.scheduler.record import ClusterRecord, NameTable
 
 # How long built explanation rows stay cached; the key changes with every run that changes them.
 ROWS_TIMEOUT = 600
@@ -44,6 +47,11 @@ class Explained:
     @cached_property
     def packed(self) -> bytes:
         return b"" if self.record is None else self.record.pack()
+
+    @property
+    def name_table(self) -> NameTable | None:
+        """The inventory's name table the packed record refers to, stored with it."""
+        return None if self.record is None else self.record.name_table
 
     @cached_property
     def digest(self) -> str:
@@ -65,7 +73,7 @@ def record(placement: Placement) -> ClusterRecord:
     """The per-cluster record of the placement's last run (empty before its first)."""
     packed = placement.cluster_record
     if packed:
-        return ClusterRecord.unpack(bytes(packed))
+        return ClusterRecord.unpack(bytes(packed), nametables.packed)
     return record_of(placement.explanation or {})
 
 
@@ -88,7 +96,7 @@ def full(placement: Placement) -> dict[str, Any]:
     key = f"placement-explanation-rows:{placement.pk}:{hashlib.blake2b(packed, digest_size=16).hexdigest()}"
     rows = cache.get(key)
     if rows is None:
-        rows = ClusterRecord.unpack(packed).rows()
+        rows = ClusterRecord.unpack(packed, nametables.packed).rows()
         cache.set(key, rows, ROWS_TIMEOUT)
     # the report lists its clusters right after the selection
     answer: dict[str, Any] = {}

@@ -34,6 +34,26 @@ class PlacementQuerySet(models.QuerySet["Placement"]):
         return self.select_related("hub").order_by("kind", "namespace", "name", "pk")
 
 
+class InventoryNames(models.Model):
+    """The cluster names of one inventory, packed (`placement.scheduler.record.NameTable`): the records of
+    runs that list most of an inventory's clusters hold positions into these names and refer to them by
+    `digest`, so the names are stored once per inventory rather than once per placement
+    (placement.nametables writes and prunes them)."""
+
+    digest = models.CharField(max_length=32, primary_key=True)
+    packed = models.BinaryField()
+    count = models.PositiveIntegerField()
+    # When a run last stored a record referring to these names (refreshed when older than
+    # nametables.REFRESH): names no record refers to and unused for nametables.UNUSED are pruned.
+    used = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name_plural = "inventory names"
+
+    def __str__(self) -> str:
+        return f"{self.count} names ({self.digest})"
+
+
 class Placement(models.Model):
     class Kind(models.TextChoices):
         PLACEMENT = "Placement", "OCM Placement"
@@ -61,6 +81,10 @@ class Placement(models.Model):
     # What the last run computed per cluster, packed (`placement.scheduler.record.ClusterRecord.pack`):
     # pages and the API build the explanation rows they show from it (placement.explanations).
     cluster_record = models.BinaryField(default=b"", blank=True)
+    # The inventory's names the record's name column refers to (None: the record holds its names).
+    name_table = models.ForeignKey(
+        InventoryNames, on_delete=models.PROTECT, null=True, blank=True, related_name="placements"
+    )
     # A digest of the stored explanation and cluster record (`placement.explanations.digest`): a run that
     # would store the same, with the same status and decisions, writes nothing but `last_scheduled_at`.
     run_digest = models.CharField(max_length=32, blank=True, default="")

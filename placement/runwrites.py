@@ -22,11 +22,20 @@ from django.db import models
 from django.utils import timezone
 
 from inventory import bulk
-from placement import history
+from placement import history, nametables
 from placement.models import DecisionChange, Placement, PlacementEvent
+from placement.scheduler.record import NameTable
 
 # The fields of a placement a run stores (its status stored on top of the one read under the row lock).
-RUN_FIELDS = ("explanation", "cluster_record", "run_digest", "last_scheduled_at", "status", "updated")
+RUN_FIELDS = (
+    "explanation",
+    "cluster_record",
+    "name_table",
+    "run_digest",
+    "last_scheduled_at",
+    "status",
+    "updated",
+)
 
 
 @dataclass(eq=False)
@@ -35,6 +44,8 @@ class RunWrites:
 
     placement: Placement
     saved: bool = False
+    # the name table the stored record refers to, stored with it
+    names: NameTable | None = None
     created: list[models.Model] = field(default_factory=list)
     # rows to update, by the fields updated
     updated: dict[tuple[str, ...], list[models.Model]] = field(default_factory=lambda: defaultdict(list))
@@ -42,10 +53,11 @@ class RunWrites:
     events: list[PlacementEvent] = field(default_factory=list)
     change: DecisionChange | None = None
 
-    def save_run(self) -> None:
-        """Store the placement's RUN_FIELDS (`updated` set now, as saving it would)."""
+    def save_run(self, names: NameTable | None) -> None:
+        """Store the placement's RUN_FIELDS (`updated` set now, as saving it would), and `names`, the
+        name table its record refers to."""
         self.placement.updated = timezone.now()
-        self.saved = True
+        self.saved, self.names = True, names
 
     def create(self, rows: Iterable[models.Model]) -> None:
         self.created.extend(rows)
@@ -80,7 +92,9 @@ def store(runs: Sequence[RunWrites]) -> None:
         bulk.update_instances(rows, fields)
     for model, pks in deleted.items():
         model._default_manager.filter(pk__in=pks).delete()
-    bulk.update_instances([run.placement for run in runs if run.saved], RUN_FIELDS)
+    saved = [run for run in runs if run.saved]
+    nametables.store([run.names for run in saved if run.names is not None], timezone.now())
+    bulk.update_instances([run.placement for run in saved], RUN_FIELDS)
     events = [event for run in runs for event in run.events]
     if events:
         PlacementEvent.objects.bulk_create(events)

@@ -853,15 +853,13 @@ def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stor
     return Planned(write, outcome if unchanged_run(stored, stored.status, explained) else None)
 
 
-def _store_explained(placement: Placement, explained: Explained) -> None:
-    placement.explanation, placement.cluster_record = explained.report, explained.packed
-    placement.run_digest = explained.digest
-
-
 def _save_run(run: RunWrites, explained: Explained, now: datetime) -> None:
-    _store_explained(run.placement, explained)
-    run.placement.last_scheduled_at = now
-    run.save_run()
+    placement, names = run.placement, explained.name_table
+    placement.explanation, placement.cluster_record = explained.report, explained.packed
+    placement.name_table_id = None if names is None else names.key
+    placement.run_digest = explained.digest
+    placement.last_scheduled_at = now
+    run.save_run(names)
 
 
 def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Planned:

@@ -10,8 +10,12 @@ demand (`columns`, `row`), equal to what the scheduler's report lists.
 
 Every run on one inventory lists the same cluster names, only in its own order: when a run lists most
 of them, its name column holds positions into the inventory's `NameTable` (its names joined and
-compressed once, by whichever run needs them first), so a run packs a small array of positions and
-copies the table's bytes instead of joining and compressing 10,000 names again.
+compressed once, by whichever run needs them first), so a run packs a small array of positions instead
+of joining and compressing 10,000 names again. The record refers to the table by its key (a digest of
+its packed bytes) and the table is stored once, apart (`ClusterRecord.name_table`): at 50,000 clusters
+the table is about 87 kB, most of what each record would otherwise hold. Unpacking finds the table
+among those this process packed or read lately, else asks the caller's `tables` for its bytes. A record
+packed before tables were stored apart carries its table's bytes after its own and still reads.
 
 Each family's columns are keyed as its report's cluster entries: `name` (text), `selected` (flag),
 `filteredBy` (reason or None); any other key holds integers or None, or (OCM `scores`) a mapping of
@@ -32,7 +36,7 @@ import json
 import os
 import threading
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
@@ -110,6 +114,11 @@ class NameTable:
         """A digest of the packed table: every record of a run on the inventory hashes the table, once."""
         return hashlib.blake2b(self.packed, digest_size=16).digest()
 
+    @property
+    def key(self) -> str:
+        """The digest as the text a record refers to the table by."""
+        return self.digest.hex()
+
     @cached_property
     def ascending(self) -> bool:
         """Whether the names are distinct and in order, as an inventory lists them: positions into the
@@ -125,6 +134,43 @@ FRONT_CODED = "\0"
 def name_table(names: tuple[str, ...]) -> NameTable:
     """The table of these names, packed once per inventory (`_names_of`)."""
     return _names_of(names).table
+
+
+class MissingNameTable(LookupError):
+    """A record refers to a name table that neither this process nor the caller's `tables` holds."""
+
+
+# How many name tables a process keeps by key: those of the few inventories its runs and pages use.
+_KEPT_TABLES = 8
+_tables: dict[str, NameTable] = {}
+_tables_lock = threading.Lock()
+
+
+def _keep(table: NameTable) -> NameTable:
+    """Keep `table` by key (the most recently used last), dropping the least recently used beyond
+    _KEPT_TABLES."""
+    with _tables_lock:
+        _tables.pop(table.key, None)
+        _tables[table.key] = table
+        while len(_tables) > _KEPT_TABLES:
+            del _tables[next(iter(_tables))]
+    return table
+
+
+def _table_by_key(key: str, tables: Callable[[str], bytes | None] | None) -> NameTable:
+    """The table a record refers to by `key`: kept by this process, else read from `tables` (checked
+    against its key, as a table read from elsewhere should be)."""
+    with _tables_lock:
+        found = _tables.get(key)
+    if found is not None:
+        return _keep(found)
+    packed = tables(key) if tables is not None else None
+    if packed is None:
+        raise MissingNameTable(f"the name table {key} of this record is not stored")
+    table = _unpacked_table(bytes(packed))
+    if table.key != key:
+        raise MissingNameTable(f"the name table stored as {key} has the digest {table.key}")
+    return _keep(table)
 
 
 @lru_cache(maxsize=8)
@@ -257,6 +303,13 @@ class ClusterRecord:
             return names.tolist()
         assert isinstance(names, list)
         return names
+
+    @property
+    def name_table(self) -> NameTable | None:
+        """The inventory's name table the name column holds positions into (None: it holds the names),
+        which the packed record refers to by key and whoever stores the record stores once."""
+        names = self.columns.get(NAME)
+        return names.table if isinstance(names, Positions) else None
 
     @property
     def selected(self) -> np.ndarray:
@@ -425,16 +478,16 @@ class ClusterRecord:
         return hashed.hexdigest()
 
     def pack(self) -> bytes:
-        """The record as compressed bytes: a JSON header naming each column's layout, then the arrays; then
-        the packed name tables of the columns that hold positions, each as its own compressed stream.
-        Rows that follow the ranked order are packed in position order (`_position_order`)."""
+        """The record as compressed bytes: a JSON header naming each column's layout, then the arrays. A
+        column that holds positions names its table by key (`name_table`, kept by this process so that
+        it unpacks here without being read back). Rows that follow the ranked order are packed in
+        position order (`_position_order`)."""
         placed = self._position_order()
         columns = self.columns
         if placed is not None:
             columns = {key: _permuted(column, placed) for key, column in columns.items()}
         layout: list[list[Any]] = []
         body: list[bytes] = []
-        tables: list[bytes] = []
         for key, column in columns.items():
             if isinstance(column, dict):
                 layout.append([key, "group", [_pack_ints(name, ints, body) for name, ints in column.items()]])
@@ -451,24 +504,22 @@ class ClusterRecord:
                 body.append(np.packbits(column).tobytes())
                 layout.append([key, "flags"])
             elif isinstance(column, Positions):
-                table = column.table
+                table = _keep(column.table)
                 if placed is None:
                     order = _smallest(column.order)
                     body.append(order.tobytes())
-                    layout.append([key, "table", order.dtype.str, len(table.names), len(table.packed)])
+                    layout.append([key, "table", order.dtype.str, len(table.names), table.key])
                 else:
                     listed = np.zeros(len(table.names), dtype=bool)
                     listed[column.order] = True
                     body.append(np.packbits(listed).tobytes())
-                    layout.append([key, "listed", len(table.names), len(table.packed)])
-                tables.append(table.packed)
+                    layout.append([key, "listed", len(table.names), table.key])
             else:
                 text = "\n".join(column).encode()
                 body.append(text)
                 layout.append([key, "names", len(text)])
         header = json.dumps({"rows": len(self), "columns": layout}, separators=(",", ":")).encode()
-        packed = zlib.compress(len(header).to_bytes(4, "big") + header + b"".join(body), LEVEL)
-        return packed + b"".join(tables)
+        return zlib.compress(len(header).to_bytes(4, "big") + header + b"".join(body), LEVEL)
 
     def _position_order(self) -> np.ndarray | None:
         """The row indices in inventory-position order, when the rows are listed as a ranked run lists
@@ -501,10 +552,12 @@ class ClusterRecord:
         return placed if len(placed) == len(positions) else None
 
     @classmethod
-    def unpack(cls, packed: bytes) -> ClusterRecord:
+    def unpack(cls, packed: bytes, tables: Callable[[str], bytes | None] | None = None) -> ClusterRecord:
+        """The record of `pack`'s bytes; `tables` answers the packed bytes of a name table by key (None:
+        not stored) when this process does not hold it. MissingNameTable if neither does."""
         stream = zlib.decompressobj()
         data = stream.decompress(packed) + stream.flush()
-        tables = stream.unused_data
+        inline = stream.unused_data
         size = int.from_bytes(data[:4], "big")
         header = json.loads(data[4 : 4 + size])
         reader = _Reader(data, 4 + size, header["rows"])
@@ -523,9 +576,12 @@ class ClusterRecord:
             elif kind == "flags":
                 columns[key] = reader.flags()
             elif kind in ("table", "listed"):
-                *shape, count, size = detail
-                table, tables = tables[:size], tables[size:]
-                unpacked = _unpacked_table(table) if count else NameTable((), table)
+                *shape, count, where = detail
+                if isinstance(where, str):
+                    unpacked = _table_by_key(where, tables)
+                else:  # packed before tables were stored apart: the table's bytes follow the record's
+                    table, inline = inline[:where], inline[where:]
+                    unpacked = _unpacked_table(table) if count else NameTable((), table)
                 if kind == "table":
                     order = reader.array(shape[0]).astype(np.int64)
                 else:

@@ -19,11 +19,14 @@ from tests.placement.conftest import NOW, WEB_SPEC
 
 pytestmark = pytest.mark.django_db
 
+# The inventory's name table the records refer to: looked up, and (stored by no run before) inserted,
+# then tables unused for an hour pruned; a later run looks it up only.
+NAMES_FIRST = 3
 # The snapshot's version, the stored state (row with its newest history entry, decisions) twice (read,
 # then under the lock, in a transaction: a savepoint in a test), then the run's rows: the decision
-# pages, the events (insert, the oldest beyond those kept), the row, the history entry (one INSERT that
-# skips a duplicate key).
-FIRST_RUN = 12
+# pages, the events (insert, the oldest beyond those kept), the name table, the row, the history entry
+# (one INSERT that skips a duplicate key).
+FIRST_RUN = 12 + NAMES_FIRST
 # The snapshot's version, the stored state (row, decisions) and the run's time.
 UNCHANGED_RUN = 4
 # A full reschedule's chunk with nothing changed, whatever its size: the hub, the snapshot's version
@@ -32,8 +35,9 @@ UNCHANGED_RUN = 4
 UNCHANGED_CHUNK = 7
 # A chunk's first runs, whatever its size: the 6 reads above, the stored state under the lock (rows,
 # decisions) in a transaction (a savepoint in a test), then each kind of row in one statement: the
-# decision pages, the placements, the events (insert, the oldest beyond those kept), the history.
-FIRST_CHUNK = 6 + 2 + 2 + 5
+# decision pages, the name table, the placements, the events (insert, the oldest beyond those kept),
+# the history.
+FIRST_CHUNK = 6 + 2 + 2 + 5 + NAMES_FIRST
 
 
 def placement(hub: Hub, name: str, spec: dict[str, Any]) -> Placement:

@@ -6,7 +6,9 @@ import json
 import zlib
 
 import numpy as np
+import pytest
 
+from placement.scheduler import record as records
 from placement.scheduler.record import (
     NAME,
     SELECTED,
@@ -61,10 +63,8 @@ def test_the_table_is_front_coded_and_a_table_joined_by_newlines_still_reads() -
     assert isinstance(names, Positions)
     joined = zlib.compress("\n".join(NAMES).encode(), 9)
     assert len(names.table.packed) < len(joined)
-    # a record whose table was written before tables were front-coded
-    packed = record.pack()
-    older = packed[: -len(names.table.packed)]
-    data = zlib.decompress(older)
+    # a record written before tables were front-coded (and stored apart): its table follows its bytes
+    data = zlib.decompress(record.pack())
     size = int.from_bytes(data[:4], "big")
     header = json.loads(data[4 : 4 + size])
     for column in header["columns"]:
@@ -73,3 +73,28 @@ def test_the_table_is_front_coded_and_a_table_joined_by_newlines_still_reads() -
     text = json.dumps(header, separators=(",", ":")).encode()
     rewritten = zlib.compress(len(text).to_bytes(4, "big") + text + data[4 + size :]) + joined
     assert ClusterRecord.unpack(rewritten).rows() == record.rows()
+
+
+def test_the_record_refers_to_its_table_by_key_and_reads_it_from_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    record = record_of(list(range(40))[::-1])
+    table = record.name_table
+    assert table is not None and table.key == table.digest.hex()
+    packed = record.pack()
+    assert table.packed not in packed
+    # a process that holds no table asks the caller for it, once
+    monkeypatch.setattr(records, "_tables", {})
+    asked: list[str] = []
+
+    def stored(key: str) -> bytes:
+        asked.append(key)
+        return table.packed
+
+    assert ClusterRecord.unpack(packed, stored).rows() == record.rows()
+    assert ClusterRecord.unpack(packed, stored).names == record.names
+    assert asked == [table.key]
+
+
+def test_a_record_listing_its_names_refers_to_no_table() -> None:
+    assert record_of([4, 9, 14]).name_table is None
