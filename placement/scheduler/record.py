@@ -8,14 +8,15 @@ zlib-compressed byte string. Pages read the arrays directly (sorting and filteri
 only the rows they show); the explanation rows of `schedule -o json` and the API are built from it on
 demand (`columns`, `row`), equal to what the scheduler's report lists.
 
-Every run on one inventory lists the same cluster names, only in its own order: when a run lists most
-of them, its name column holds positions into the inventory's `NameTable` (its names joined and
-compressed once, by whichever run needs them first), so a run packs a small array of positions instead
-of joining and compressing 10,000 names again. The record refers to the table by its key (a digest of
-its packed bytes) and the table is stored once, apart (`ClusterRecord.name_table`): at 50,000 clusters
-the table is about 87 kB, most of what each record would otherwise hold. Unpacking finds the table
-among those this process packed or read lately, else asks the caller's `tables` for its bytes. A record
-packed before tables were stored apart carries its table's bytes after its own and still reads.
+Every run on one inventory lists its cluster names, or some of them, in its own order: a run's name
+column holds positions into the inventory's `NameTable` (its names joined and compressed once, by
+whichever run needs them first), so a run packs a small array of positions instead of joining and
+compressing 10,000 names again. The record refers to the table by its key (a digest of its packed
+bytes) and the table is stored once, apart (`ClusterRecord.name_table`): at 50,000 clusters the table
+is about 87 kB, and records that held the names of their 20,000 candidates took 144 kB on average.
+Unpacking finds the table among those this process packed or read lately, else
+asks the caller's `tables` for its bytes. A record packed before tables were stored apart carries its
+table's bytes after its own, or its names themselves, and still reads.
 
 Each family's columns are keyed as its report's cluster entries: `name` (text), `selected` (flag),
 `filteredBy` (reason or None); any other key holds integers or None, or (OCM `scores`) a mapping of
@@ -217,46 +218,21 @@ class Positions:
         return [names[position] for position in self.order.tolist()]
 
 
-class Names(list[str]):
-    """A name column taken from an inventory's names, with their lengths taken from the inventory's array
-    of them: the digest hashes the names' lengths, and counting them per run cost more than the rest of
-    the digest of a placement listing tens of thousands of a large hub's clusters."""
-
-    def __init__(self, names: list[str], lengths: np.ndarray) -> None:
-        super().__init__(names)
-        self.lengths = lengths
-
-
-def name_column(names: tuple[str, ...], order: np.ndarray) -> Names | Positions:
-    """The names at positions `order` of an inventory's `names`: as positions into the inventory's table
-    when they are at least half of it (the table's bytes then cost about what the names themselves
-    would), else as the names (a placement whose sets hold a few of a large hub's clusters keeps a
-    small record)."""
-    inventory = _names_of(names)
-    if 2 * len(order) >= len(names):
-        return Positions(inventory.table, order)
-    return Names(inventory.objects[order].tolist(), inventory.lengths[order])
+def name_column(names: tuple[str, ...], order: np.ndarray) -> Positions:
+    """The names at positions `order` of an inventory's `names`, as positions into the inventory's table
+    (stored apart from the record, so a record listing a few of a large hub's clusters stays small too)."""
+    return Positions(_names_of(names).table, order)
 
 
 @dataclass(frozen=True, eq=False)
 class _InventoryNames:
-    """What the records of runs on one inventory take from its names, each built once: the packed
-    table, the names as an object array (the names at thousands of positions taken without a Python
-    loop) and their lengths."""
+    """The packed table of one inventory's names, built once."""
 
     names: tuple[str, ...]
 
     @cached_property
     def table(self) -> NameTable:
         return _packed_table(self.names)
-
-    @cached_property
-    def objects(self) -> np.ndarray:
-        return np.array(self.names, dtype=object)
-
-    @cached_property
-    def lengths(self) -> np.ndarray:
-        return np.fromiter(map(len, self.names), dtype=np.int64, count=len(self.names))
 
 
 # How many inventories' names a process keeps: a run's inventory is shared by every run until the hub
@@ -467,13 +443,8 @@ class ClusterRecord:
                 hashed.update(column.table.digest)
             else:
                 # the names as their lengths and their concatenation: unambiguous whatever they hold, and
-                # a fraction of their JSON's cost for the tens of thousands of names of a large set
-                lengths = (
-                    column.lengths
-                    if isinstance(column, Names)
-                    else np.fromiter(map(len, column), dtype=np.int64, count=len(column))
-                )
-                add(key, "names", lengths)
+                # a fraction of their JSON's cost
+                add(key, "names", np.fromiter(map(len, column), dtype=np.int64, count=len(column)))
                 hashed.update("".join(column).encode() + b";")
         return hashed.hexdigest()
 

@@ -1,6 +1,6 @@
-"""A run that lists most of its inventory's clusters stores their positions in the inventory's name
-table, packed once per inventory (front-coded: each name as what it shares with the one before and the
-rest); one that lists a few of them stores the names themselves."""
+"""A run stores its clusters' positions in the inventory's name table, packed once per inventory
+(front-coded: each name as what it shares with the one before and the rest) and referred to by key; a
+record of an explanation that listed its names packs the names themselves."""
 
 import json
 import zlib
@@ -45,9 +45,10 @@ def test_a_run_listing_most_clusters_stores_positions_into_the_shared_table() ->
     assert ClusterRecord.unpack(unpacked.pack()).names == unpacked.names
 
 
-def test_a_run_listing_few_clusters_stores_their_names() -> None:
-    record = record_of([4, 9, 14])
-    assert record.columns[NAME] == ["cluster-004", "cluster-009", "cluster-014"]
+def test_a_record_of_listed_names_packs_the_names() -> None:
+    record = ClusterRecord.from_columns({NAME: ["cluster-004", "cluster-009"], SELECTED: [True, False]})
+    assert record.name_table is None
+    assert b"cluster-004" in zlib.decompress(record.pack())
     assert ClusterRecord.unpack(record.pack()).rows() == record.rows()
 
 
@@ -94,7 +95,3 @@ def test_the_record_refers_to_its_table_by_key_and_reads_it_from_the_caller(
     assert ClusterRecord.unpack(packed, stored).rows() == record.rows()
     assert ClusterRecord.unpack(packed, stored).names == record.names
     assert asked == [table.key]
-
-
-def test_a_record_listing_its_names_refers_to_no_table() -> None:
-    assert record_of([4, 9, 14]).name_table is None
