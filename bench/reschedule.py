@@ -304,6 +304,7 @@ def reset(hub: Hub) -> None:
     Placement.objects.filter(hub=hub).update(
         explanation={},
         cluster_record=b"",
+        name_table=None,
         run_digest="",
         status={},
         last_scheduled_at=None,

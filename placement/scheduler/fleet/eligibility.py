@@ -8,7 +8,7 @@ the same rule (`_reason`) over the columns, without going back to the cluster ob
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -119,6 +119,10 @@ class EligibilityColumns:
     unhealthy: np.ndarray
     transition: np.ndarray
     static_ineligible: np.ndarray
+    # Every cluster's reason at the last moment asked for (`reasons`): the runs of a full reschedule's
+    # chunk share their moment, and worded one by one a large fleet's reasons (each stale heartbeat's
+    # text carries its own minutes) cost a CRP more than the rest of its run.
+    _worded: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False, kw_only=True)
 
     @classmethod
     def build(cls, clusters: Sequence[MemberCluster]) -> EligibilityColumns:
@@ -167,9 +171,21 @@ class EligibilityColumns:
         sick = self.unhealthy & ((now_us - self.transition) > _HEALTH_TIMEOUT_US)
         return candidates & (self.static_ineligible | stale | sick)
 
-    def reasons(self, now: datetime, indices: np.ndarray) -> list[str]:
-        """The upstream reason text for each (ineligible) cluster index."""
+    def reasons(self, now: datetime, indices: np.ndarray) -> np.ndarray:
+        """The upstream reason text for each (ineligible) cluster index, as an object array."""
         now_us = _microseconds(now)
+        worded = self._worded.get(now_us)
+        if worded is None:
+            worded = self._word(now, now_us)
+            self._worded.clear()
+            self._worded[now_us] = worded
+        found: np.ndarray = worded[indices]
+        return found
+
+    def _word(self, now: datetime, now_us: int) -> np.ndarray:
+        """Every cluster's reason at `now` ("" for an eligible one)."""
+        worded = np.full(len(self.heartbeat), "", dtype=object)
+        indices = np.flatnonzero(self.ineligible(now, np.ones(len(self.heartbeat), dtype=bool)))
         rows = zip(
             self.early[indices].tolist(),
             self.heartbeat[indices].tolist(),
@@ -178,4 +194,7 @@ class EligibilityColumns:
             self.transition[indices].tolist(),
             strict=True,
         )
-        return [_reason(*facts, now_us) or "" for facts in rows]
+        texts = np.empty(len(indices), dtype=object)
+        texts[:] = [_reason(*facts, now_us) or "" for facts in rows]  # the str objects themselves
+        worded[indices] = texts
+        return worded

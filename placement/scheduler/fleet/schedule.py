@@ -293,7 +293,7 @@ class _Run:
             self.filtered_by[alive & ~matched] = REQUIRED_AFFINITY_REASON
             alive &= matched
         ineligible = np.flatnonzero(inventory.eligibility.ineligible(self.now, alive))
-        self.filtered_by[ineligible] = _objects(inventory.eligibility.reasons(self.now, ineligible))
+        self.filtered_by[ineligible] = inventory.eligibility.reasons(self.now, ineligible)
         alive[ineligible] = False
         rows = inventory.taints
         untolerated = untolerated_rows(rows, self.policy.tolerations) & alive[rows.owner]

@@ -66,3 +66,15 @@ def test_the_columns_find_the_same_clusters_with_the_same_reasons() -> None:
         dict(zip([names[i] for i in ineligible], columns.reasons(NOW, ineligible), strict=True)) == expected
     )
     assert set(expected) == set(names) - {"fresh", "briefly-sick"}
+
+
+def test_reasons_are_worded_once_per_moment_and_anew_at_the_next() -> None:
+    clusters = [member("fresh"), member("stale", heartbeat=NOW - timedelta(minutes=7, seconds=3))]
+    columns = FleetInventory(clusters).eligibility
+    stale = np.asarray([1])
+    first = columns.reasons(NOW, stale)
+    assert columns.reasons(NOW, stale)[0] is first[0]  # the same text, not worded again
+    assert "7.05 minutes ago" in first[0]
+    later = columns.reasons(NOW + timedelta(minutes=1), stale)
+    assert "8.05 minutes ago" in later[0]
+    assert columns.reasons(NOW, np.asarray([0, 1])).tolist() == ["", first[0]]
