@@ -3,8 +3,8 @@
 A reschedule stores the scheduler's report without its per-cluster entries (`Placement.explanation`:
 selection, weights, conditions, decisions, events) and what the scheduler computed per cluster as a
 packed `ClusterRecord` (`Placement.cluster_record`: names, flags, reason codes and scores as arrays;
-the names, when the run lists most of its inventory's clusters, as positions into the inventory's name
-table, stored once for every record that refers to it, `placement.nametables`).
+the names as positions into the inventory's name table, stored once for every record that refers to
+it, `placement.nametables`).
 Packing arrays costs a small part of the scheduler run; the per-cluster rows (10,000 dicts at 10,000
 clusters, the report's JSON) are built when the API asks for them, and cached under a digest of the
 record, so a new run is a new key and a cached entry is never stale. The score table reads the arrays

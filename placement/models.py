@@ -36,9 +36,9 @@ class PlacementQuerySet(models.QuerySet["Placement"]):
 
 class InventoryNames(models.Model):
     """The cluster names of one inventory, packed (`placement.scheduler.record.NameTable`): the records of
-    runs that list most of an inventory's clusters hold positions into these names and refer to them by
-    `digest`, so the names are stored once per inventory rather than once per placement
-    (placement.nametables writes and prunes them)."""
+    runs on the inventory hold positions into these names and refer to them by `digest`, so the names
+    are stored once per inventory rather than once per placement (placement.nametables writes and
+    prunes them)."""
 
     digest = models.CharField(max_length=32, primary_key=True)
     packed = models.BinaryField()
@@ -81,7 +81,8 @@ class Placement(models.Model):
     # What the last run computed per cluster, packed (`placement.scheduler.record.ClusterRecord.pack`):
     # pages and the API build the explanation rows they show from it (placement.explanations).
     cluster_record = models.BinaryField(default=b"", blank=True)
-    # The inventory's names the record's name column refers to (None: the record holds its names).
+    # The inventory's names the record's name column refers to (None: no record, or one that holds its
+    # names or its table itself, as records built from a listing explanation or packed before did).
     name_table = models.ForeignKey(
         InventoryNames, on_delete=models.PROTECT, null=True, blank=True, related_name="placements"
     )

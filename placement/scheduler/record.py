@@ -14,9 +14,9 @@ whichever run needs them first), so a run packs a small array of positions inste
 compressing 10,000 names again. The record refers to the table by its key (a digest of its packed
 bytes) and the table is stored once, apart (`ClusterRecord.name_table`): at 50,000 clusters the table
 is about 87 kB, and records that held the names of their 20,000 candidates took 144 kB on average.
-Unpacking finds the table among those this process packed or read lately, else
-asks the caller's `tables` for its bytes. A record packed before tables were stored apart carries its
-table's bytes after its own, or its names themselves, and still reads.
+Unpacking finds the table among those this process packed or read lately, else asks the caller's
+`tables` for its bytes. A record packed before tables were stored apart carries its table's bytes after
+its own, or its names themselves, and still reads.
 
 Each family's columns are keyed as its report's cluster entries: `name` (text), `selected` (flag),
 `filteredBy` (reason or None); any other key holds integers or None, or (OCM `scores`) a mapping of
