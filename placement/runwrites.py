@@ -56,6 +56,7 @@ class RunWrites:
     def save_run(self, names: NameTable | None) -> None:
         """Store the placement's RUN_FIELDS (`updated` set now, as saving it would), and `names`, the
         name table its record refers to."""
+        self.placement.name_table_id = None if names is None else names.key
         self.placement.updated = timezone.now()
         self.saved, self.names = True, names
 

@@ -854,12 +854,11 @@ def _error_writer(placement: Placement, error: str, now: datetime, stored: _Stor
 
 
 def _save_run(run: RunWrites, explained: Explained, now: datetime) -> None:
-    placement, names = run.placement, explained.name_table
+    placement = run.placement
     placement.explanation, placement.cluster_record = explained.report, explained.packed
-    placement.name_table_id = None if names is None else names.key
     placement.run_digest = explained.digest
     placement.last_scheduled_at = now
-    run.save_run(names)
+    run.save_run(explained.name_table)
 
 
 def _plan_observed(placement: Placement, parsed: Parsed, snapshot: HubSnapshot, now: datetime) -> Planned:

@@ -132,11 +132,6 @@ class NameTable:
 FRONT_CODED = "\0"
 
 
-def name_table(names: tuple[str, ...]) -> NameTable:
-    """The table of these names, packed once per inventory (`_names_of`)."""
-    return _names_of(names).table
-
-
 class MissingNameTable(LookupError):
     """A record refers to a name table that neither this process nor the caller's `tables` holds."""
 
@@ -221,41 +216,33 @@ class Positions:
 def name_column(names: tuple[str, ...], order: np.ndarray) -> Positions:
     """The names at positions `order` of an inventory's `names`, as positions into the inventory's table
     (stored apart from the record, so a record listing a few of a large hub's clusters stays small too)."""
-    return Positions(_names_of(names).table, order)
+    return Positions(name_table(names), order)
 
 
-@dataclass(frozen=True, eq=False)
-class _InventoryNames:
-    """The packed table of one inventory's names, built once."""
-
-    names: tuple[str, ...]
-
-    @cached_property
-    def table(self) -> NameTable:
-        return _packed_table(self.names)
-
-
-# How many inventories' names a process keeps: a run's inventory is shared by every run until the hub
-# changes, so the few most recent are all it needs.
+# How many inventories' tables a process keeps by their name tuple: a run's inventory is shared by every
+# run until the hub changes, so the few most recent are all it needs.
 _KEPT_INVENTORIES = 8
-_inventories: dict[int, _InventoryNames] = {}
+# id of the tuple -> (the tuple, its table): the table's own tuple may be an equal, older one
+_inventories: dict[int, tuple[tuple[str, ...], NameTable]] = {}
 # a web process's threads build records at once: the eviction must not interleave with another insert
 _inventories_lock = threading.Lock()
 
 
-def _names_of(names: tuple[str, ...]) -> _InventoryNames:
-    """The names of the inventory that lists `names`, found by the tuple's identity: every run on one
-    inventory passes the same tuple, and hashing 50,000 names per run to find them cost more than the
-    rest of building a record's name column. The entry holds the tuple, so its identity is not reused
-    while it is kept."""
+def name_table(names: tuple[str, ...]) -> NameTable:
+    """The table of the inventory that lists `names`, packed once per inventory and found by the tuple's
+    identity: every run on one inventory passes the same tuple, and hashing 50,000 names per run to find
+    the table cost more than the rest of building a record's name column. The entry holds the tuple, so
+    its identity is not reused while it is kept."""
     with _inventories_lock:
         found = _inventories.get(id(names))
-        if found is None or found.names is not names:
-            found = _InventoryNames(names)
-            _inventories[id(names)] = found
-            while len(_inventories) > _KEPT_INVENTORIES:
-                del _inventories[next(iter(_inventories))]
-    return found
+    if found is not None and found[0] is names:
+        return found[1]
+    table = _packed_table(names)  # outside the lock: packing a large inventory takes a while
+    with _inventories_lock:
+        _inventories[id(names)] = (names, table)
+        while len(_inventories) > _KEPT_INVENTORIES:
+            del _inventories[next(iter(_inventories))]
+    return table
 
 
 Column = list[str] | Positions | np.ndarray | Reasons | Ints | dict[str, Ints]
