@@ -293,24 +293,35 @@ class LabelIndex:
         return mask
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DecisionIndex:
     """Every PlacementDecision of the hub, counted per cluster and grouped by placement; never changed
-    in place (a replacement builds a new index), so a reader holding one sees a consistent whole."""
+    in place (a replacement builds a new index), so a reader holding one sees a consistent whole.
 
-    decisions: tuple[PlacementDecision, ...]
+    The decisions are held by placement (and those no placement label claims apart), not as one
+    sequence: replacing a placement's decisions then costs its own decisions and a copy of the grouping,
+    where filtering one sequence cost every decision of the hub, for each of the thousands of runs a
+    full reschedule stores. `decisions` lists them all, built when first asked."""
+
     # ClusterDecision entries per cluster position over ALL PlacementDecisions (read-only)
     counts: np.ndarray
     # entries naming clusters the inventory does not hold
     outside: Counter[str]
     by_placement: dict[tuple[str, str], list[PlacementDecision]]
+    # the decisions without a placement label
+    unclaimed: tuple[PlacementDecision, ...] = ()
+
+    @cached_property
+    def decisions(self) -> tuple[PlacementDecision, ...]:
+        return (*self.unclaimed, *itertools.chain.from_iterable(self.by_placement.values()))
 
     @classmethod
-    def build(cls, decisions: tuple[PlacementDecision, ...], position: Mapping[str, int]) -> DecisionIndex:
+    def build(cls, decisions: Iterable[PlacementDecision], position: Mapping[str, int]) -> DecisionIndex:
         counts = np.zeros(len(position), dtype=np.int64)
         outside: Counter[str] = Counter()
         positions: list[int] = []
         grouped: dict[tuple[str, str], list[PlacementDecision]] = defaultdict(list)
+        unclaimed: list[PlacementDecision] = []
         for decision in decisions:
             for name in decision.cluster_names:
                 index = position.get(name)
@@ -321,9 +332,11 @@ class DecisionIndex:
             placement_name = decision.labels.get(PLACEMENT_LABEL)
             if placement_name is not None:
                 grouped[(decision.namespace, placement_name)].append(decision)
+            else:
+                unclaimed.append(decision)
         np.add.at(counts, np.asarray(positions, dtype=np.int64), 1)
         counts.flags.writeable = False
-        return cls(decisions, counts, outside, dict(grouped))
+        return cls(counts, outside, dict(grouped), tuple(unclaimed))
 
     def _counted(
         self,
@@ -356,9 +369,7 @@ class DecisionIndex:
         counts, outside = self._counted(old, decisions, position)
         by_placement = dict(self.by_placement)
         by_placement[(namespace, name)] = list(decisions)
-        own = {id(d) for d in old}
-        kept = (d for d in self.decisions if id(d) not in own)
-        return DecisionIndex((*kept, *decisions), counts, +outside, by_placement)
+        return DecisionIndex(counts, +outside, by_placement, self.unclaimed)
 
     def patched(
         self, changes: Mapping[tuple[str, str], PlacementDecision | None], position: Mapping[str, int]
@@ -378,8 +389,11 @@ class DecisionIndex:
                 key = (decision.namespace, placement_name)
                 kept = [d for d in by_placement.get(key, []) if (d.namespace, d.name) not in changes]
                 by_placement[key] = kept + [d for d in added if _owner(d) == key]
-        kept_decisions = (d for d in self.decisions if (d.namespace, d.name) not in changes)
-        return DecisionIndex((*kept_decisions, *added), counts, +outside, by_placement)
+        unclaimed = (
+            *(d for d in self.unclaimed if (d.namespace, d.name) not in changes),
+            *(d for d in added if _owner(d)[1] is None),
+        )
+        return DecisionIndex(counts, +outside, by_placement, unclaimed)
 
 
 def _replaced(items: Mapping[Any, Any], changes: Mapping[Any, Any]) -> dict[Any, Any]:
