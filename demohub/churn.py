@@ -175,23 +175,28 @@ class Churn:
             return 0
 
     def _refresh(self, name: str, now: datetime) -> int:
-        member = self.store.get("MemberCluster", name)
-        agents = member.get("status", {}).get("agentStatus", [])
-        alive = [
-            a
-            for a in agents
-            if now - _parse_time(a.get("lastReceivedHeartbeat", "1970-01-01T00:00:00Z")) < HEARTBEAT_ALIVE
-        ]
-        if not alive:
+        """One agent report: the member's live agents get `now` as their last heartbeat. The stored member
+        is read, not copied, and its new status shares all but the agents' entries with it (a write
+        replaces a stored object, never changes it in place): at 50,000 members a heartbeat is the hub's
+        most frequent write, and copying the whole member three times took a fifth of a core."""
+        member = self.store.read("MemberCluster", name)
+        if member is None:
             return 0
-        for agent in alive:
-            agent["lastReceivedHeartbeat"] = rfc3339(now)
-        updated = self.store.patch(
-            "MemberCluster",
-            name,
-            {"metadata": self._version(member), "status": {"agentStatus": agents}},
-            subresource="status",
-        )
+        status = member.get("status") or {}
+        agents = status.get("agentStatus", [])
+        alive = [
+            now - _parse_time(a.get("lastReceivedHeartbeat", "1970-01-01T00:00:00Z")) < HEARTBEAT_ALIVE
+            for a in agents
+        ]
+        if not any(alive):
+            return 0
+        stamp = rfc3339(now)
+        beaten = [
+            {**a, "lastReceivedHeartbeat": stamp} if live else a
+            for a, live in zip(agents, alive, strict=True)
+        ]
+        body = {"metadata": self._version(member), "status": {**status, "agentStatus": beaten}}
+        updated = self.store.replace("MemberCluster", name, body, subresource="status", handed_over=True)
         return int(updated["metadata"]["resourceVersion"] != member["metadata"]["resourceVersion"])
 
     # ---- background -----------------------------------------------------------------------------

@@ -3,6 +3,7 @@ window, dropped watches, and the requests it does not support (answered with a S
 answers what it refuses). What both hubs do alike is in test_contract.py.
 """
 
+import copy
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -203,8 +204,13 @@ def test_heartbeats_refresh_live_member_agents_only() -> None:
             for m in members["items"]
         }
         now[0] += timedelta(minutes=2)
+        stored = {name: hub.store.read("MemberCluster", name) for name in heartbeats}
+        as_read = copy.deepcopy(stored)
 
         refreshed = hub.churn.beat()
+        # a heartbeat replaces the stored member: the version read before it (a watch window's old
+        # object) is left as it was
+        assert stored == as_read
         events = list(
             Watch().stream(
                 api.list_cluster_custom_object,
