@@ -530,8 +530,7 @@ def score_row(cluster: Mapping[str, Any], rank: int | None) -> tables.ScoreRow:
 def _order(result: FleetScheduleResult) -> np.ndarray:
     """Scored, unfiltered member positions by (topology, affinity) descending, ties to the larger name."""
     table = result.cluster_table
-    filtered = np.array([reason is not None for reason in table.filtered_by], dtype=bool)
-    positions = np.flatnonzero(table.scored & ~filtered)
+    positions = np.flatnonzero(table.scored & (table.filtered_by.codes < 0))
     # positions are name order, so a reversed stable lexsort breaks ties by descending name
     order = np.lexsort((positions, table.affinity[positions], table.topology[positions]))[::-1]
     return positions[order]

@@ -27,6 +27,8 @@ ones by position (OCM's sort). Packed in rank order, the positions are a permuta
 compresses (about 18 kB of a 62 kB record at 10,000 clusters); when the rows follow that rule, the
 record is packed in position order instead (which clusters are listed as a bitmap over the inventory,
 every column in the same order, `rank` as the row numbers it is) and unpacking sorts the rows back.
+An unranked run listed in position order (a Fleet run lists every member cluster by name, which is
+inventory order) packs its names as the same bitmap.
 """
 
 from __future__ import annotations
@@ -97,9 +99,52 @@ class Reasons:
         ]
         return cls(list(index), codes[inverse.reshape(-1)])
 
+    @classmethod
+    def numbered(cls, texts: Sequence[str], keys: np.ndarray) -> Reasons:
+        """The column whose rows hold `texts[key]` (key -1: None), the texts renumbered in the order their
+        first row lists them, as `of` numbers them; a text no row holds is left out. Each text's first
+        row is found without sorting the rows."""
+        listed = np.flatnonzero(keys >= 0)
+        first_rows = np.full(len(texts), len(keys), dtype=np.int64)
+        np.minimum.at(first_rows, keys[listed], listed)
+        used = np.flatnonzero(first_rows < len(keys))
+        firsts = used[np.argsort(first_rows[used])]
+        renumbered = np.full(len(texts) + 1, -1, dtype=np.int64)  # the last entry: None stays -1
+        renumbered[firsts] = np.arange(len(firsts))
+        return cls([texts[k] for k in firsts.tolist()], renumbered[keys])
+
     def tolist(self) -> list[str | None]:
         texts: list[str | None] = [*self.texts, None]  # code -1 reads the last entry
         return [texts[code] for code in self.codes.tolist()]
+
+
+class ReasonColumn:
+    """A reason column being filled in, filter after filter: per row a code into the texts written so
+    far (-1: None). A run over a large fleet writes small integers, one text per filter or per distinct
+    cause, and its record's column (`reasons`) needs no look at each row's text."""
+
+    def __init__(self, size: int) -> None:
+        self.codes = np.full(size, -1, dtype=np.int64)
+        self._codes: dict[str, int] = {}
+
+    def code(self, text: str | None) -> int:
+        return -1 if text is None else self._codes.setdefault(text, len(self._codes))
+
+    def __setitem__(self, where: Any, text: str | None) -> None:
+        """`text` for the rows at `where` (an index, a mask or a slice)."""
+        self.codes[where] = self.code(text)
+
+    def put(self, where: Any, texts: Sequence[str | None], keys: np.ndarray) -> None:
+        """For each row at `where`, the text its entry in `keys` picks from `texts`."""
+        codes = np.fromiter(map(self.code, texts), dtype=np.int64, count=len(texts))
+        self.codes[where] = codes[keys]
+
+    def __getitem__(self, index: Any) -> str | None:
+        code = int(self.codes[index])
+        return None if code < 0 else list(self._codes)[code]
+
+    def reasons(self) -> Reasons:
+        return Reasons.numbered(list(self._codes), self.codes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -463,7 +508,7 @@ class ClusterRecord:
                 layout.append([key, "flags"])
             elif isinstance(column, Positions):
                 table = _keep(column.table)
-                if placed is None:
+                if placed is None and not _in_position_order(column, columns):
                     order = _smallest(column.order)
                     body.append(order.tobytes())
                     layout.append([key, "table", order.dtype.str, len(table.names), table.key])
@@ -548,7 +593,14 @@ class ClusterRecord:
             else:
                 text = reader.take(detail[0]).decode()
                 columns[key] = text.split("\n") if reader.rows else []
-        return cls(_ranked_order(columns) if placed else columns)
+        return cls(_ranked_order(columns) if placed and TOTAL in columns else columns)
+
+
+def _in_position_order(names: Positions, columns: Mapping[str, Column]) -> bool:
+    """Whether an unranked record (no `total`) lists its clusters in inventory order, as a Fleet run
+    lists every member: its names then pack as a bitmap over the inventory (6 kB at 50,000 clusters,
+    where their positions took 200 kB that barely compress) and unpack in that order."""
+    return TOTAL not in columns and bool((np.diff(names.order) > 0).all())
 
 
 def _ranked_order(columns: dict[str, Column]) -> dict[str, Column]:

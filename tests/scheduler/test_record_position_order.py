@@ -1,7 +1,8 @@
 """A ranked run's record (rows by total descending, ties by position, then the unranked ones by position)
 is packed in inventory-position order, with the listed clusters as a bitmap and its ranks as the row
 numbers they are, and unpacks to the same rows in the same order; a record whose rows follow another
-order keeps it, packed as every record was before (positions in row order), which still reads."""
+order keeps it, packed as every record was before (positions in row order), which still reads. An
+unranked record (no `total`) listed in position order packs its names as the same bitmap."""
 
 import json
 import zlib
@@ -89,3 +90,32 @@ def test_a_record_whose_ranks_are_not_its_row_numbers_keeps_its_order() -> None:
     packed = unranked.pack()
     assert layout(packed)[NAME] == "table"
     assert ClusterRecord.unpack(packed).rows() == unranked.rows()
+
+
+def unranked_record(rows: np.ndarray) -> ClusterRecord:
+    """A record without `total`, as a Fleet run stores one."""
+    return ClusterRecord(
+        {
+            NAME: name_column(NAMES, rows),
+            SELECTED: np.arange(len(rows)) < 3,
+            "filteredBy": Reasons.of([None] * 3 + ["not eligible"] * (len(rows) - 3)),
+            "affinityScore": Ints(np.full(len(rows), 7), np.arange(len(rows)) < 3),
+        }
+    )
+
+
+def test_an_unranked_record_in_position_order_packs_its_names_as_a_bitmap() -> None:
+    record = unranked_record(np.sort(rng.permutation(len(NAMES))[:700]))
+    packed = record.pack()
+    assert layout(packed)[NAME] == "listed"
+    unpacked = ClusterRecord.unpack(packed)
+    assert unpacked.names == record.names and unpacked.rows() == record.rows()
+    every = unranked_record(np.arange(len(NAMES)))
+    assert len(every.pack()) < len(NAMES) // 4  # the positions themselves took 2 bytes per row
+
+
+def test_an_unranked_record_in_another_order_keeps_its_positions() -> None:
+    record = unranked_record(rng.permutation(len(NAMES))[:700])
+    packed = record.pack()
+    assert layout(packed)[NAME] == "table"
+    assert ClusterRecord.unpack(packed).rows() == record.rows()

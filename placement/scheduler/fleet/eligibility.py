@@ -122,7 +122,9 @@ class EligibilityColumns:
     # Every cluster's reason at the last moment asked for (`reasons`): the runs of a full reschedule's
     # chunk share their moment, and worded one by one a large fleet's reasons (each stale heartbeat's
     # text carries its own minutes) cost a CRP more than the rest of its run.
-    _worded: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False, kw_only=True)
+    _worded: dict[int, tuple[list[str], np.ndarray]] = field(
+        default_factory=dict, compare=False, repr=False, kw_only=True
+    )
 
     @classmethod
     def build(cls, clusters: Sequence[MemberCluster]) -> EligibilityColumns:
@@ -171,20 +173,22 @@ class EligibilityColumns:
         sick = self.unhealthy & ((now_us - self.transition) > _HEALTH_TIMEOUT_US)
         return candidates & (self.static_ineligible | stale | sick)
 
-    def reasons(self, now: datetime, indices: np.ndarray) -> np.ndarray:
-        """The upstream reason text for each (ineligible) cluster index, as an object array."""
+    def reasons(self, now: datetime, indices: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """The upstream reason text of each (ineligible) cluster index, as its distinct texts and per
+        index a code into them."""
         now_us = _microseconds(now)
         worded = self._worded.get(now_us)
         if worded is None:
             worded = self._word(now, now_us)
             self._worded.clear()
             self._worded[now_us] = worded
-        found: np.ndarray = worded[indices]
-        return found
+        texts, codes = worded
+        found: np.ndarray = codes[indices]
+        return texts, found
 
-    def _word(self, now: datetime, now_us: int) -> np.ndarray:
-        """Every cluster's reason at `now` ("" for an eligible one)."""
-        worded = np.full(len(self.heartbeat), "", dtype=object)
+    def _word(self, now: datetime, now_us: int) -> tuple[list[str], np.ndarray]:
+        """Every cluster's reason at `now`, as distinct texts and a code per cluster (-1: eligible)."""
+        codes = np.full(len(self.heartbeat), -1, dtype=np.int64)
         indices = np.flatnonzero(self.ineligible(now, np.ones(len(self.heartbeat), dtype=bool)))
         rows = zip(
             self.early[indices].tolist(),
@@ -194,7 +198,6 @@ class EligibilityColumns:
             self.transition[indices].tolist(),
             strict=True,
         )
-        texts = np.empty(len(indices), dtype=object)
-        texts[:] = [_reason(*facts, now_us) or "" for facts in rows]  # the str objects themselves
-        worded[indices] = texts
-        return worded
+        numbered: dict[str, int] = {}
+        codes[indices] = [numbered.setdefault(_reason(*facts, now_us) or "", len(numbered)) for facts in rows]
+        return list(numbered), codes

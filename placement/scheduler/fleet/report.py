@@ -14,7 +14,7 @@ from placement.scheduler.record import (
     SELECTED,
     ClusterRecord,
     Ints,
-    Reasons,
+    ReasonColumn,
     name_column,
 )
 
@@ -47,7 +47,7 @@ class ClusterTable:
 
     names: tuple[str, ...]
     selected: np.ndarray  # bool
-    filtered_by: np.ndarray  # object: reason or None
+    filtered_by: ReasonColumn
     scored: np.ndarray  # bool: the score columns hold a score for this cluster
     affinity: np.ndarray  # int64
     topology: np.ndarray  # int64
@@ -58,7 +58,7 @@ class ClusterTable:
             {
                 NAME: name_column(self.names, np.arange(len(self.names))),
                 SELECTED: self.selected.astype(bool),
-                FILTERED_BY: Reasons.of(self.filtered_by.tolist()),
+                FILTERED_BY: self.filtered_by.reasons(),
                 "affinityScore": Ints(self.affinity.astype(np.int64), self.scored.astype(bool)),
                 "topologySpreadScore": Ints(self.topology.astype(np.int64), self.scored.astype(bool)),
             }

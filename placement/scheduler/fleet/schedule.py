@@ -47,6 +47,7 @@ from placement.scheduler.fleet.types import (
     SchedulingError,
     Taint,
 )
+from placement.scheduler.record import ReasonColumn
 
 FULLY_SCHEDULED_REASON = "SchedulingPolicyFulfilled"
 NOT_FULLY_SCHEDULED_REASON = "SchedulingPolicyUnfulfilled"
@@ -196,14 +197,6 @@ def scheduled_condition(count: int, wanted: int) -> ScheduledCondition:
     return ScheduledCondition(True, FULLY_SCHEDULED_REASON, _fully_scheduled(count))
 
 
-def _objects(texts: list[str]) -> np.ndarray:
-    """`texts` as an object array, to assign into `filtered_by` in one step (an array of str would
-    be converted element by element)."""
-    objects = np.empty(len(texts), dtype=object)
-    objects[:] = texts
-    return objects
-
-
 class _Run:
     """The mutable state of one `schedule_crp` call: bindings as they evolve, changes, explanations."""
 
@@ -226,7 +219,7 @@ class _Run:
         self.held = np.zeros(size, dtype=bool)  # a scheduled/bound binding under the current policy
         self.picked_here = np.zeros(size, dtype=bool)
         self.selected = np.zeros(size, dtype=bool)
-        self.filtered_by = np.full(size, None, dtype=object)
+        self.filtered_by = ReasonColumn(size)
         self.rejected = np.zeros(size, dtype=bool)  # a filter plugin rejected it (ClusterUnschedulable)
         self.scored = np.zeros(size, dtype=bool)
         self.affinity = np.zeros(size, dtype=np.int64)
@@ -293,14 +286,14 @@ class _Run:
             self.filtered_by[alive & ~matched] = REQUIRED_AFFINITY_REASON
             alive &= matched
         ineligible = np.flatnonzero(inventory.eligibility.ineligible(self.now, alive))
-        self.filtered_by[ineligible] = inventory.eligibility.reasons(self.now, ineligible)
+        self.filtered_by.put(ineligible, *inventory.eligibility.reasons(self.now, ineligible))
         alive[ineligible] = False
         rows = inventory.taints
         untolerated = untolerated_rows(rows, self.policy.tolerations) & alive[rows.owner]
         owners, first = rows.first_per_owner(untolerated)
         # one reason text per distinct taint, handed to every cluster it rejects
-        reasons = _objects([untolerated_reason(Taint(*kind)) for kind in rows.kinds])
-        self.filtered_by[owners] = reasons[rows.kind[first]]
+        reasons = [untolerated_reason(Taint(*kind)) for kind in rows.kinds]
+        self.filtered_by.put(owners, reasons, rows.kind[first])
         alive[owners] = False
         self.rejected |= ~alive
         return alive

@@ -33,6 +33,7 @@ from placement.scheduler.record import (
     SELECTED,
     ClusterRecord,
     Ints,
+    ReasonColumn,
     Reasons,
     name_column,
 )
@@ -232,12 +233,7 @@ class OcmScheduleResult:
         (`_reason_columns`), and grouped as arrays: thousands of filtered clusters of a large fleet share
         a handful of reasons, each computed for its first cluster only."""
         stages = self._stages[positions]
-        found: dict[str, int] = {}
-        keys = np.full(len(positions), -1, dtype=np.int64)
-
-        def key(text: str | None) -> int:
-            return -1 if text is None else found.setdefault(text, len(found))
-
+        column = ReasonColumn(len(positions))
         for stage in np.unique(stages).tolist():
             at = np.flatnonzero(stages == stage)
             if stage == SCORED:
@@ -245,20 +241,10 @@ class OcmScheduleResult:
             if stage in (PREDICATE, TAINT):
                 reached = positions[at]
                 first, group = _groups(self._reason_columns(stage, reached))
-                codes = [key(self._filtered_by(p)) for p in reached[first].tolist()]
-                keys[at] = np.asarray(codes, dtype=np.int64)[group]
+                column.put(at, [self._filtered_by(p) for p in reached[first].tolist()], group)
             else:
-                keys[at] = key(self._filtered_by(int(positions[at[0]])))
-        # number the texts in the order their first cluster is listed
-        texts = list(found)
-        listed = np.flatnonzero(keys >= 0)
-        # each text's first row, without sorting the rows (every text numbered here is some row's)
-        first_rows = np.full(len(texts), len(keys), dtype=np.int64)
-        np.minimum.at(first_rows, keys[listed], listed)
-        firsts = np.argsort(first_rows)
-        renumbered = np.full(len(texts) + 1, -1, dtype=np.int64)  # the last entry: None stays -1
-        renumbered[firsts] = np.arange(len(firsts))
-        return Reasons([texts[k] for k in firsts.tolist()], renumbered[keys])
+                column[at] = self._filtered_by(int(positions[at[0]]))
+        return column.reasons()
 
     def _reason_columns(self, stage: int, positions: np.ndarray) -> list[np.ndarray]:
         """Columns over `positions` (all at `stage`, PREDICATE or TAINT) that clusters with the same

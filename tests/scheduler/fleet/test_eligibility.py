@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import numpy as np
 
-from placement.scheduler.fleet.eligibility import eligibility_reason
+from placement.scheduler.fleet.eligibility import EligibilityColumns, eligibility_reason
 from placement.scheduler.fleet.inventory import FleetInventory
 from placement.scheduler.fleet.types import AgentCondition, AgentStatus
 from tests.scheduler.fleet.builders import NOW, member
@@ -62,10 +62,14 @@ def test_the_columns_find_the_same_clusters_with_the_same_reasons() -> None:
     expected = {c.name: reason for c in clusters if (reason := eligibility_reason(c, NOW)) is not None}
     ineligible = np.flatnonzero(columns.ineligible(NOW, every))
     names = sorted(c.name for c in clusters)
-    assert (
-        dict(zip([names[i] for i in ineligible], columns.reasons(NOW, ineligible), strict=True)) == expected
-    )
+    worded = _worded(columns, NOW, ineligible)
+    assert dict(zip([names[i] for i in ineligible], worded, strict=True)) == expected
     assert set(expected) == set(names) - {"fresh", "briefly-sick"}
+
+
+def _worded(columns: EligibilityColumns, now: datetime, indices: np.ndarray) -> list[str | None]:
+    texts, codes = columns.reasons(now, indices)
+    return [texts[code] if code >= 0 else None for code in codes.tolist()]
 
 
 def test_reasons_are_worded_once_per_moment_and_anew_at_the_next() -> None:
@@ -73,8 +77,9 @@ def test_reasons_are_worded_once_per_moment_and_anew_at_the_next() -> None:
     columns = FleetInventory(clusters).eligibility
     stale = np.asarray([1])
     first = columns.reasons(NOW, stale)
-    assert columns.reasons(NOW, stale)[0] is first[0]  # the same text, not worded again
-    assert "7.05 minutes ago" in first[0]
-    later = columns.reasons(NOW + timedelta(minutes=1), stale)
-    assert "8.05 minutes ago" in later[0]
-    assert columns.reasons(NOW, np.asarray([0, 1])).tolist() == ["", first[0]]
+    assert columns.reasons(NOW, stale)[0] is first[0]  # the same texts, not worded again
+    [text] = _worded(columns, NOW, stale)
+    assert text is not None and "7.05 minutes ago" in text
+    [later] = _worded(columns, NOW + timedelta(minutes=1), stale)
+    assert later is not None and "8.05 minutes ago" in later
+    assert _worded(columns, NOW, np.asarray([0, 1])) == [None, text]
