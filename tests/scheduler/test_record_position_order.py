@@ -5,7 +5,6 @@ order keeps it, packed as every record was before (positions in row order), whic
 unranked record (no `total`) listed in position order packs its names as the same bitmap."""
 
 import json
-import zlib
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from placement.scheduler.record import (
     Ints,
     Positions,
     Reasons,
+    decompressed,
     name_column,
 )
 
@@ -48,7 +48,7 @@ def ranked_record(listed: int = 900, ranked: int = 800) -> ClusterRecord:
 
 
 def layout(packed: bytes) -> dict[str, str]:
-    data = zlib.decompressobj().decompress(packed)
+    data = decompressed(packed)[0]
     size = int.from_bytes(data[:4], "big")
     return {key: kind for key, kind, *_ in json.loads(data[4 : 4 + size])["columns"]}
 
