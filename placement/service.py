@@ -37,9 +37,8 @@ from inventory.models import (
     ManagedClusterSet,
     ManagedClusterSetBinding,
 )
-from placement import access, explanations, history, journal, runwrites
+from placement import access, explanations, history, hubdecisions, journal, runwrites
 from placement.models import (
-    PLACEMENT_LABEL,
     ClusterResourceBinding,
     DecisionChange,
     HubInventoryVersion,
@@ -128,6 +127,8 @@ class HubSnapshot:
 
 _snapshots: dict[int, HubSnapshot] = {}
 _snapshots_lock = threading.Lock()
+# the hub decisions each chunk of a full reschedule reads again (`current_snapshot`)
+_decisions = hubdecisions.Reread()
 
 
 def invalidate_snapshot(hub_id: int, touched: Iterable[journal.Identity] | None = None) -> None:
@@ -194,7 +195,7 @@ def current_snapshot(hub: Hub, *, heartbeats: bool = True) -> HubSnapshot:
     placements of the hub store decisions without changing the hub's version, and Balance counts them
     all. One query; used once per chunk of a full reschedule."""
     snapshot = hub_snapshot(hub, heartbeats=heartbeats)
-    refreshed = snapshot.ocm.refresh_decisions(_hub_decisions(hub))
+    refreshed = _decisions.refresh(hub, snapshot.ocm)
     if refreshed:
         logger.debug("hub %s: decisions of %d placements changed elsewhere", hub.name, refreshed)
     return snapshot
@@ -260,7 +261,7 @@ def _build_snapshot(hub: Hub, key: tuple[Any, ...], now: datetime) -> HubSnapsho
             for row in ManagedClusterSetBinding.objects.filter(hub=hub)
         ],
         _converted(scores, scheduler_inputs.add_on_score),
-        _hub_decisions(hub),
+        hubdecisions.all_of(hub),
     )
     bindings: dict[str, list[fleet.ClusterResourceBinding]] = {}
     for binding in _converted(ClusterResourceBinding.objects.filter(hub=hub), _binding):
@@ -317,7 +318,7 @@ def _caught_up(hub: Hub, cached: HubSnapshot, key: tuple[Any, ...], now: datetim
         _reloaded_decisions(hub, delta[Kind.DECISION]),
     )
     if delta[Kind.DECISIONS]:
-        inventory.refresh_decisions(_hub_decisions(hub))
+        inventory.refresh_decisions(hubdecisions.all_of(hub))
     expiries, moments = _patched_expiries(cached, score_rows, delta[Kind.SCORE])
     fresh = (_fresh_until([m for m in members.values() if m is not None], now), cached.fresh_until)
     return HubSnapshot(
@@ -371,17 +372,16 @@ def _reloaded(
 def _reloaded_decisions(
     hub: Hub, identities: Identities
 ) -> dict[tuple[str, str], ocm.PlacementDecision | None]:
-    """These PlacementDecisions as `_hub_decisions` reads them (None: gone, or a published copy)."""
+    """These PlacementDecisions as `hubdecisions.all_of` reads them (None: gone, or a published copy)."""
     found: dict[tuple[str, str], ocm.PlacementDecision | None] = dict.fromkeys(identities)
     if not identities:
         return found
-    published = _published(hub)
+    published = hubdecisions.published(hub)
     rows = PlacementDecision.objects.filter(hub=hub, name__in={name for _, name in identities})
-    for owner, namespace, name, labels, entries in rows.values_list(
-        "owner", "namespace", "name", "labels", "decisions"
-    ):
-        if (namespace, name) in identities and not _published_copy(hub, published, owner, namespace, labels):
-            found[(namespace, name)] = _decision(namespace, name, labels, entries)
+    for row in rows.values_list(*hubdecisions.FIELDS):
+        _, namespace, name, *_ = row
+        if (namespace, name) in identities:
+            found[(namespace, name)] = hubdecisions.counted(hub, published, row)
     return found
 
 
@@ -424,42 +424,6 @@ def _patched_expiries(
             bisect.insort(own(row.name), row.valid_until)
             moments[_identity(row)] = row.valid_until
     return {name: listed for name, listed in expiries.items() if listed}, moments
-
-
-def _hub_decisions(hub: Hub) -> list[ocm.PlacementDecision]:
-    """Every PlacementDecision of the hub, except published copies of our own (counted once, as ours)."""
-    published = _published(hub)
-    decisions = []
-    rows = PlacementDecision.objects.filter(hub=hub).values_list(
-        "owner", "namespace", "name", "labels", "decisions"
-    )
-    for owner, namespace, name, labels, entries in rows:
-        if not _published_copy(hub, published, owner, namespace, labels):
-            decisions.append(_decision(namespace, name, labels, entries))
-    return decisions
-
-
-def _published(hub: Hub) -> set[str]:
-    """Names of the dashboard's OCM Placements whose decisions the hub holds copies of."""
-    if not hub.publish_namespace:
-        return set()
-    placements = Placement.objects.filter(hub=hub, owner=Owner.DASHBOARD, kind=Placement.Kind.PLACEMENT)
-    return set(placements.values_list("name", flat=True))
-
-
-def _published_copy(
-    hub: Hub, published: set[str], owner: str, namespace: str, labels: Mapping[str, str]
-) -> bool:
-    """Whether a PlacementDecision row is the hub's copy of one the dashboard published."""
-    mirrored = owner == Owner.HUB and namespace == hub.publish_namespace
-    return mirrored and labels.get(PLACEMENT_LABEL) in published
-
-
-def _decision(
-    namespace: str, name: str, labels: Mapping[str, str], entries: Sequence[Any]
-) -> ocm.PlacementDecision:
-    names = tuple(str(e.get("clusterName", "")) for e in entries if isinstance(e, Mapping))
-    return ocm.PlacementDecision(namespace, name, dict(labels), names)
 
 
 def _binding(row: ClusterResourceBinding) -> fleet.ClusterResourceBinding:

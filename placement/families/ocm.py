@@ -19,7 +19,7 @@ from inventory import roles, scheduler_inputs
 from inventory.changes import HubChanges, scheduler_view
 from inventory.editing import invalid_value
 from inventory.models import Hub, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
-from placement import explanations, parsed_placements, queries, service, tables
+from placement import explanations, hubdecisions, parsed_placements, queries, service, tables
 from placement.models import PLACEMENT_LABEL, Owner, Placement, PlacementDecision
 from placement.runwrites import RunWrites
 from placement.scheduler.labels import qualified_name_error
@@ -544,7 +544,7 @@ def _toleration_label(toleration: Mapping[str, Any]) -> str:
 
 
 def _own(rows: Iterable[PlacementDecision]) -> list[ocm.PlacementDecision]:
-    return [service._decision(row.namespace, row.name, row.labels, row.decisions) for row in rows]
+    return [hubdecisions.decision(row.namespace, row.name, row.labels, row.decisions) for row in rows]
 
 
 def _cluster_names(entries: Sequence[Any]) -> list[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -725,9 +725,12 @@ class OcmInventory:
         with self._decisions_lock:
             self._decision_index = self._built_index().replaced(namespace, name, decisions, self.position)
 
-    def refresh_decisions(self, decisions: Iterable[PlacementDecision]) -> int:
-        """Make `decisions` (all of the hub's) every placement's own, replacing only the placements whose
-        decisions differ, in one step readers see whole; answers how many placements changed."""
+    def refresh_decisions(
+        self, decisions: Iterable[PlacementDecision], placements: Collection[tuple[str, str]] | None = None
+    ) -> int:
+        """Make `decisions` (all of the hub's, or all of `placements`') every placement's own (or those
+        placements'), replacing only the placements whose decisions differ, in one step readers see
+        whole; answers how many placements changed."""
         current: dict[tuple[str, str], list[PlacementDecision]] = defaultdict(list)
         for decision in decisions:
             placement_name = decision.labels.get(PLACEMENT_LABEL)
@@ -736,7 +739,7 @@ class OcmInventory:
         with self._decisions_lock:
             index = start = self._built_index()
             refreshed = 0
-            for namespace, name in {*start.by_placement, *current}:
+            for namespace, name in {*start.by_placement, *current} if placements is None else placements:
                 replaced = index.replaced(namespace, name, current.get((namespace, name), []), self.position)
                 refreshed += replaced is not index
                 index = replaced
