@@ -119,3 +119,15 @@ def test_an_unranked_record_in_another_order_keeps_its_positions() -> None:
     packed = record.pack()
     assert layout(packed)[NAME] == "table"
     assert ClusterRecord.unpack(packed).rows() == record.rows()
+
+
+def test_ranked_rows_unpack_in_order_whatever_the_totals_range() -> None:
+    for high in (5, 2**20):
+        record = ranked_record()
+        total = record.ints(TOTAL)
+        assert total is not None
+        # the same ranked order with totals spread far past 16 bits
+        scaled = Ints(total.values * high, total.present)
+        wide = ClusterRecord({**record.columns, TOTAL: scaled})
+        assert layout(wide.pack())[NAME] == "listed"
+        assert ClusterRecord.unpack(wide.pack()).rows() == wide.rows()

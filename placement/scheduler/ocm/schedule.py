@@ -46,6 +46,7 @@ from placement.scheduler.ocm.status import (
 from placement.scheduler.ocm.taints import PLUGIN as TAINT_TOLERATION
 from placement.scheduler.ocm.taints import filter_taints, placement_requeue_time
 from placement.scheduler.ocm.types import Placement
+from placement.scheduler.record import descending
 
 # the filter plugins of upstream's default scheduler, in pipeline order
 FILTER_PIPELINE = (PREDICATE, TAINT_TOLERATION)
@@ -177,16 +178,11 @@ def _score_and_sort(
 
 def _ranked_order(positions: np.ndarray, totals: np.ndarray) -> np.ndarray:
     """Indices of `positions` by total descending, then by name (inventory positions are name ranks).
-    Candidates come in position order, so a stable sort of the totals keeps name order among ties; and
-    totals that fit 16 bits (as weighted scores of -100..100 do) sort by radix: at 50,000 clusters this
-    took 0.3 ms where sorting by both keys took 4."""
+    Candidates come in position order, so a stable sort of the totals keeps name order among ties (at
+    50,000 clusters 0.3 ms, where sorting by both keys took 4)."""
     if len(positions) > 1 and not bool((np.diff(positions) > 0).all()):
         return np.lexsort((positions, -totals))
-    keys = -totals
-    small = np.iinfo(np.int16)
-    if len(keys) and small.min <= int(keys.min()) and int(keys.max()) <= small.max:
-        keys = keys.astype(np.int16)
-    return np.argsort(keys, kind="stable")
+    return descending(totals)
 
 
 def schedule_candidates(
