@@ -11,6 +11,7 @@ rows whose digest moved, and compares only the placements those rows belong to.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,9 +79,10 @@ def _owner(found: ocm.PlacementDecision | None) -> tuple[str, str] | None:
 
 @dataclass
 class _Seen:
-    """What this process last read of a hub's decisions, and the inventory it made them the decisions of."""
+    """What this process last read of a hub's decisions, and the inventory it made them the decisions of
+    (held weakly: a snapshot replaced since must not stay in memory for this)."""
 
-    inventory: OcmInventory
+    inventory: weakref.ref[OcmInventory]
     names: set[str]
     digests: dict[int, str] = field(default_factory=dict)
     decisions: dict[int, ocm.PlacementDecision | None] = field(default_factory=dict)
@@ -107,15 +109,15 @@ class Reread:
         rows = PlacementDecision.objects.filter(hub=hub)
         with self._lock:
             seen = self._seen.get(hub.pk)
-            if seen is not None and seen.inventory is inventory and seen.names == names:
-                return self._changed(hub, seen, dict(rows.values_list("pk", _digest())))
-            self._seen[hub.pk] = seen = _Seen(inventory, names)
+            if seen is not None and seen.inventory() is inventory and seen.names == names:
+                return self._changed(hub, seen, inventory, dict(rows.values_list("pk", _digest())))
+            self._seen[hub.pk] = seen = _Seen(weakref.ref(inventory), names)
             for pk, digest, *row in rows.values_list("pk", _digest(), *FIELDS):
                 seen.read(hub, pk, digest, row)
             return inventory.refresh_decisions(d for d in seen.decisions.values() if d is not None)
 
     @staticmethod
-    def _changed(hub: Hub, seen: _Seen, digests: dict[int, str]) -> int:
+    def _changed(hub: Hub, seen: _Seen, inventory: OcmInventory, digests: dict[int, str]) -> int:
         moved = [pk for pk, digest in digests.items() if seen.digests.get(pk) != digest]
         gone = seen.digests.keys() - digests.keys()
         touched = {_owner(seen.decisions.get(pk)) for pk in (*moved, *gone)}
@@ -127,4 +129,4 @@ class Reread:
         if not keys:
             return 0
         current = (d for d in seen.decisions.values() if d is not None and _owner(d) in keys)
-        return seen.inventory.refresh_decisions(current, placements=keys)
+        return inventory.refresh_decisions(current, placements=keys)

@@ -2,6 +2,7 @@
 first whole read it reads each row's key and digest, fetches only the rows that changed (added, updated
 in place, deleted), and the snapshot then counts what a whole read would."""
 
+import gc
 from typing import Any
 
 import pytest
@@ -65,3 +66,16 @@ def test_only_the_changed_rows_are_read_again_and_the_counts_match_a_whole_read(
     whole = service.hub_snapshot(manifests_hub).ocm  # the same snapshot: compare with a fresh index
     fresh = type(whole.decision_index()).build(hubdecisions.all_of(manifests_hub), whole.position)
     assert snapshot.ocm.decision_index().counts.tolist() == fresh.counts.tolist()
+
+
+def test_the_reading_does_not_keep_a_replaced_snapshot_alive(manifests_hub: Hub) -> None:
+    service.current_snapshot(manifests_hub)
+    seen = service._decisions._seen[manifests_hub.pk]
+    assert seen.inventory() is not None
+    service.forget_snapshots()
+    gc.collect()
+    assert seen.inventory() is None
+    # the next chunk's snapshot is new: its decisions are read whole again
+    assert (
+        service.current_snapshot(manifests_hub).ocm is service._decisions._seen[manifests_hub.pk].inventory()
+    )
