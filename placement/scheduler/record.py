@@ -129,10 +129,17 @@ class ReasonColumn:
 
     def __init__(self, size: int) -> None:
         self.codes = np.full(size, -1, dtype=np.int64)
+        self._texts: list[str] = []
         self._codes: dict[str, int] = {}
 
     def code(self, text: str | None) -> int:
-        return -1 if text is None else self._codes.setdefault(text, len(self._codes))
+        if text is None:
+            return -1
+        code = self._codes.get(text)
+        if code is None:
+            code = self._codes[text] = len(self._texts)
+            self._texts.append(text)
+        return code
 
     def __setitem__(self, where: Any, text: str | None) -> None:
         """`text` for the rows at `where` (an index, a mask or a slice)."""
@@ -145,10 +152,10 @@ class ReasonColumn:
 
     def __getitem__(self, index: Any) -> str | None:
         code = int(self.codes[index])
-        return None if code < 0 else list(self._codes)[code]
+        return None if code < 0 else self._texts[code]
 
     def reasons(self) -> Reasons:
-        return Reasons.numbered(list(self._codes), self.codes)
+        return Reasons.numbered(self._texts, self.codes)
 
 
 @dataclass(frozen=True, eq=False)
