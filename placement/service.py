@@ -193,7 +193,8 @@ def reads_heartbeats(placements: Iterable[Placement]) -> bool:
 def current_snapshot(hub: Hub, *, heartbeats: bool = True) -> HubSnapshot:
     """`hub_snapshot` with every placement's PlacementDecisions read again: workers rescheduling other
     placements of the hub store decisions without changing the hub's version, and Balance counts them
-    all. One query; used once per chunk of a full reschedule."""
+    all. Used once per chunk of a full reschedule: after the first whole read, one query of the rows'
+    keys and digests, and one more for the rows that moved (`hubdecisions.Reread`)."""
     snapshot = hub_snapshot(hub, heartbeats=heartbeats)
     refreshed = _decisions.refresh(hub, snapshot.ocm)
     if refreshed:
