@@ -105,18 +105,15 @@ def _limit(query: dict[str, list[str]]) -> int | None:
     return limit if limit and limit > 0 else None
 
 
-def _list_body(route: Route, page: ListPage) -> dict[str, Any]:
+def _list_body(route: Route, page: ListPage, items: list[bytes]) -> bytes:
+    """The list's JSON, its items already encoded (`Store.encoded`)."""
     metadata: dict[str, Any] = {"resourceVersion": str(page.resource_version)}
     if page.continue_token:
         metadata["continue"] = page.continue_token
     if page.continue_token and page.remaining is not None:
         metadata["remainingItemCount"] = page.remaining
-    return {
-        "apiVersion": route.resource.api_version,
-        "kind": route.resource.list_kind,
-        "metadata": metadata,
-        "items": page.items,
-    }
+    head = {"apiVersion": route.resource.api_version, "kind": route.resource.list_kind, "metadata": metadata}
+    return b'%s,"items":[%s]}' % (json.dumps(head, separators=(",", ":")).encode()[:-1], b",".join(items))
 
 
 class InFlight:
@@ -273,7 +270,8 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             limit=_limit(query),
             continue_token=_first(query, "continue"),
         )
-        self._send_json(200, _list_body(route, page))
+        body = _list_body(route, page, self.server.store.encoded(route.resource, page.items))
+        self._send(200, body, "application/json")
 
     def _serve_object(self, method: str, route: Route, body: bytes) -> None:
         store, name, namespace = self.server.store, route.name or "", route.object_namespace

@@ -24,7 +24,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -232,6 +232,8 @@ class Store:
         self._window_age = timedelta(seconds=window_seconds)
         self._snapshots: OrderedDict[tuple[Resource, int], _Snapshot] = OrderedDict()
         self._retained_snapshots = retained_snapshots
+        # per kind: the JSON of a stored object, beside the very object it encodes (see `encoded`)
+        self._encoded: dict[Resource, dict[Key, tuple[dict[str, Any], bytes]]] = {r: {} for r in RESOURCES}
 
     # ---- reads -------------------------------------------------------------------------------
 
@@ -322,6 +324,26 @@ class Store:
             token,
             _remaining(snapshot, page[-1][0], namespace, selector),
         )
+
+    def encoded(self, kind: Resource | str, objects: Iterable[dict[str, Any]]) -> list[bytes]:
+        """The compact JSON of stored objects (as `json.dumps` writes it with `(",", ":")` separators),
+        each version encoded once. A list serves the same objects page after page and resync after
+        resync; encoding them again was most of a resync's cost on the hub's side. An entry holds the
+        very object it encodes and is used for that object only (stored objects are replaced, never
+        changed in place), so a version replaced since, even between the page's read and this call, is
+        encoded again; a write drops its key's entry so an old version is not kept alive."""
+        resource = self.resolve(kind)
+        cache = self._encoded[resource]
+        out = []
+        for obj in objects:
+            metadata = obj["metadata"]
+            key = (metadata.get("namespace", "") if resource.namespaced else "", metadata["name"])
+            entry = cache.get(key)
+            if entry is None or entry[0] is not obj:
+                entry = (obj, json.dumps(obj, separators=(",", ":")).encode())
+                cache[key] = entry
+            out.append(entry[1])
+        return out
 
     # ---- writes ------------------------------------------------------------------------------
 
@@ -651,6 +673,7 @@ class Store:
     ) -> dict[str, Any]:
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
+        self._encoded[resource].pop(key, None)
         if event_type == DELETED:
             del self._objects[resource][key]
         else:
