@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 from inventory.models import ManagedCluster
 from placement.scheduler.labels import (
     dns_label_error,
@@ -329,6 +331,17 @@ KIND_CHECKS: dict[str, Callable[[Problems, Mapping[str, Any]], None]] = {
 }
 
 
+def _compact_json(obj: Any) -> bytes:
+    """`obj` as compact UTF-8 JSON, the bytes `json.dumps(obj, separators=(",", ":"), ensure_ascii=False)`
+    encodes to. orjson writes them about fifteen times faster; what it refuses (an integer beyond 64
+    bits, a lone surrogate, a key that is not a string) is written by `json`, which raises on what JSON
+    cannot hold."""
+    try:
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError:
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def problems(kind: str, obj: Any, *, namespaced: bool) -> Problems:
     """Every limit `obj`, an object of `kind` read from a hub, breaks (by field path); empty when it may
     be stored. Field types the limits need are checked too; inventory.objects checks the rest."""
@@ -336,13 +349,13 @@ def problems(kind: str, obj: Any, *, namespaced: bool) -> Problems:
     if not _typed(found, obj, "object", dict):
         return found
     try:
-        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        data = _compact_json(obj)
     except (RecursionError, TypeError, ValueError) as exc:
         return [f"object: cannot be measured: {type(exc).__name__}"]
-    if (size := len(text.encode())) > MAX_OBJECT_BYTES:
+    if (size := len(data)) > MAX_OBJECT_BYTES:
         return [f"object: {size} bytes, at most {MAX_OBJECT_BYTES} are kept"]
     # the substring test first: the pattern's look-behind makes it slow to scan a whole object
-    if "\\u0000" in text and NUL.search(text):
+    if b"\\u0000" in data and NUL.search(data.decode()):
         found.append("object: a string holds a NUL character")
     _metadata(found, obj, namespaced)
     _conditions(found, _at(obj, "status.conditions"), "status.conditions")

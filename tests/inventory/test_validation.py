@@ -4,13 +4,14 @@ Each case is one field of an otherwise valid object: the value at the limit pass
 with a reason naming the field and never quoting more than the first characters of the value.
 """
 
+import json
 from copy import deepcopy
 from typing import Any
 
 import pytest
 
 from inventory import validation
-from inventory.validation import problems, reason
+from inventory.validation import MAX_OBJECT_BYTES, problems, reason
 
 CLUSTER: dict[str, Any] = {
     "apiVersion": "cluster.open-cluster-management.io/v1",
@@ -457,3 +458,18 @@ def test_a_reason_names_five_problems_and_counts_the_rest() -> None:
 def test_long_values_are_quoted_cut() -> None:
     assert validation.shown("v" * 100_000) == f'"{"v" * validation.SHOWN}"… (100000 characters)'
     assert validation.shown({"a": 1}) == "a mapping"
+
+
+def test_the_size_is_the_compact_json_whichever_encoder_writes_it() -> None:
+    """orjson measures what it can write; an integer beyond 64 bits goes to `json` and is measured the
+    same way, a lone surrogate (no UTF-8 holds it) cannot be measured at all."""
+    filler = "é" * (MAX_OBJECT_BYTES // 2)
+    fits = {"metadata": {"name": "p", "namespace": "n"}, "spec": {"big": 2**70, "text": filler[:-100]}}
+    assert problems("Placement", fits, namespaced=True) == []
+    over = {"metadata": {"name": "p", "namespace": "n"}, "spec": {"big": 2**70, "text": filler + "éé"}}
+    size = len(json.dumps(over, separators=(",", ":"), ensure_ascii=False).encode())
+    assert problems("Placement", over, namespaced=True) == [
+        f"object: {size} bytes, at most {MAX_OBJECT_BYTES} are kept"
+    ]
+    lone = {"metadata": {"name": "p", "namespace": "n"}, "spec": {"text": "\udc80"}}
+    assert problems("Placement", lone, namespaced=True) == ["object: cannot be measured: UnicodeEncodeError"]
