@@ -237,6 +237,9 @@ class ManagedCluster(HubObject):
     properties = models.JSONField(default=dict, blank=True)
     resource_usage = models.JSONField(default=dict, blank=True)
     agent_status = models.JSONField(default=list, blank=True)
+    # Fleet MemberCluster only: a digest of the mirrored fields but the heartbeat's, which tells a
+    # heartbeat from the stored row without decoding it (inventory.relevance.fields_digest); "": none yet.
+    fields_digest = models.CharField(max_length=32, blank=True, default="")
     # Denormalised for filtering and sorting: ",key1,key2," so icontains(",key,") matches one key.
     TAINT_KEYS_MAX = 2000
     taint_keys = models.CharField(max_length=TAINT_KEYS_MAX, blank=True)

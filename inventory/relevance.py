@@ -9,10 +9,14 @@ the stored row's fields alone (`heartbeat_only`), so the sync and the watch stor
 either side's scheduler input.
 """
 
+import hashlib
+import json
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
+
+import orjson
 
 from placement.scheduler.fleet.eligibility import HEARTBEAT_TIMEOUT
 from placement.scheduler.fleet.types import AGENT_HEALTHY, AgentStatus, MemberCluster
@@ -26,6 +30,10 @@ CONDITION_TIMES = frozenset({"lastTransitionTime", "lastHeartbeatTime", "lastPro
 # The fields of a MemberCluster row a member agent's heartbeat rewrites (besides the time it was stored).
 HEARTBEAT_FIELDS = frozenset({"agent_status", "resource_version"})
 HEARTBEAT = "lastReceivedHeartbeat"
+# The column of a MemberCluster row holding a digest of its other mirrored fields (`fields_digest`). A
+# heartbeat leaves it as it was, so the sync and the watch tell a heartbeat from the stored row's digest
+# and heartbeat fields alone, without reading and decoding its other columns.
+DIGEST_FIELD = "fields_digest"
 
 
 def changed(old: Any, new: Any, now: datetime) -> bool:
@@ -84,6 +92,22 @@ def _agent_view(agent: AgentStatus, now: datetime) -> tuple[Any, ...]:
         for c in agent.conditions
     )
     return agent.type, conditions, fresh
+
+
+def fields_digest(values: Mapping[str, Any], left_out: Collection[str]) -> str:
+    """A digest of a row's values but `HEARTBEAT_FIELDS`, the digest itself and `left_out`: equal digests
+    mean equal values. orjson writes the values (keys sorted) about ten times faster than `json`; a value
+    it refuses (an integer beyond 64 bits from the hub's JSON) is written by `json` instead."""
+    kept = {
+        field: value
+        for field, value in values.items()
+        if field not in HEARTBEAT_FIELDS and field != DIGEST_FIELD and field not in left_out
+    }
+    try:
+        data = orjson.dumps(kept, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        data = json.dumps(kept, sort_keys=True, default=str).encode()
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def heartbeat_only(

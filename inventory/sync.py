@@ -11,6 +11,7 @@ object is recorded as an inventory.RejectedObject, and its last valid row (if an
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import Any, cast
 
 from django.db import IntegrityError, models, transaction
@@ -56,6 +57,11 @@ Version = tuple[int, str, str]
 
 def _key(lookup: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(lookup.items()))
+
+
+def _record(row: Row, by_uid: dict[str, Record], by_key: dict[tuple[Any, ...], Record]) -> Record | None:
+    """The stored record of `row`: the one of its uid, else the one of its lookup."""
+    return by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
 
 
 class KindRows:
@@ -124,6 +130,8 @@ class KindRows:
                 if found := validation.problems(self.kind.name, obj, namespaced=self.handler.namespaced):
                     raise InvalidManifest(validation.reason(found))
                 row = self.handler.to_row(document)
+                if self.handler.noise is not None:
+                    row.values[relevance.DIGEST_FIELD] = relevance.fields_digest(row.values, UNCOMPARED)
             except Exception as exc:  # noqa: BLE001 - any object the row builders choke on is refused alone
                 namespace, name = _identity(obj)
                 why = str(exc) if isinstance(exc, InvalidManifest) else f"{type(exc).__name__}: {exc}"
@@ -175,9 +183,14 @@ class KindRows:
         """Children (decisions, bindings, runs, approval requests) point at their hub-owned parent row."""
         return self.handler.link_parents(self.hub, rows)
 
-    def _stored(self, rows: list[Row]) -> tuple[dict[str, Record], dict[tuple[Any, ...], Record]]:
-        """Stored records of these objects, by uid and by lookup."""
-        fields = ["pk", *rows[0].lookup, *(f for f in rows[0].values if f not in UNCOMPARED)]
+    def _stored(
+        self, rows: list[Row], compared: Iterable[str] | None = None
+    ) -> tuple[dict[str, Record], dict[tuple[Any, ...], Record]]:
+        """Stored records of these objects, by uid and by lookup: their pk, lookup and the fields
+        `compared` (by default every field of the rows but UNCOMPARED)."""
+        if compared is None:
+            compared = (f for f in rows[0].values if f not in UNCOMPARED)
+        fields = ["pk", *rows[0].lookup, *compared]
         uids = {row.values.get("uid") for row in rows} - {None, ""}
         if self.has_uid and uids:
             fields.append("uid")
@@ -231,16 +244,17 @@ class KindRows:
         if not rows:
             self.seen.update(kept)
             return 0, 0
-        by_uid, by_key = self._stored(rows)
+        fields = [*rows[0].lookup, *rows[0].values]
+        now = timezone.now()
+        # (pk, new values) of the updates no scheduler notices, told from the fields (a heartbeat)
+        noise, rows = self._heartbeats(rows, kept, now)
+        by_uid, by_key = self._stored(rows) if rows else ({}, {})
         create: list[bulk.Values] = []
         update: list[models.Model] = []
         # (before, after) of each updated row, for the change log
         logged: list[tuple[models.Model, models.Model]] = []
-        # (pk, new values) of the updates no scheduler notices, told from the fields (a heartbeat)
-        noise: list[tuple[int, dict[str, Any]]] = []
-        now = timezone.now()
         for row in rows:
-            record = by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup))
+            record = _record(row, by_uid, by_key)
             if record is None:
                 create.append({"hub": self.hub, **row.lookup, **row.values})
                 continue
@@ -253,7 +267,6 @@ class KindRows:
                 continue
             update.append(self.model(pk=record["pk"], hub=self.hub, **row.lookup, **row.values))
             logged.append((self.model(hub=self.hub, **record), update[-1]))
-        fields = [*rows[0].lookup, *rows[0].values]
         created = bulk.insert(self.model, create)
         _update(self.model, update, fields)
         self._store_noise(noise)
@@ -262,6 +275,39 @@ class KindRows:
         for old, new in logged:
             self.log.record(old, new)
         return len(create), len(update) + len(noise)
+
+    def _heartbeats(
+        self, rows: list[Row], kept: set[int], now: datetime
+    ) -> tuple[list[tuple[int, dict[str, Any]]], list[Row]]:
+        """The heartbeats among `rows` told from their stored rows' digest and heartbeat fields alone
+        (`relevance.DIGEST_FIELD`), as (pk, new values), and the rows left to compare field by field: those
+        of a kind without noise, without a stored row or digest, whose digest moved, or whose change is
+        more than a heartbeat. The pks of the rows told go to `kept`; an unchanged one is not written."""
+        noise_of = self.handler.noise
+        if noise_of is None:
+            return [], rows
+        by_uid, by_key = self._stored(rows, [relevance.DIGEST_FIELD, *relevance.HEARTBEAT_FIELDS])
+        noise: list[tuple[int, dict[str, Any]]] = []
+        left: list[Row] = []
+        for row in rows:
+            record = _record(row, by_uid, by_key)
+            digest = row.values[relevance.DIGEST_FIELD]
+            if (
+                record is None
+                or not digest
+                or record[relevance.DIGEST_FIELD] != digest
+                or any(record[field] != value for field, value in row.lookup.items())
+            ):
+                left.append(row)
+                continue
+            differing = [f for f in relevance.HEARTBEAT_FIELDS if record[f] != row.values[f]]
+            if differing and not noise_of(differing, record, row.values, now):
+                left.append(row)
+                continue
+            kept.add(record["pk"])
+            if differing:
+                noise.append((record["pk"], row.values))
+        return noise, left
 
     def _store_noise(self, noise: list[tuple[int, dict[str, Any]]]) -> None:
         """Write the fields a change no scheduler notices can touch (`relevance.HEARTBEAT_FIELDS`, and the
@@ -306,11 +352,7 @@ class KindRows:
         if not found:
             return 0
         by_uid, by_key = self._stored(found)
-        pks = [
-            record["pk"]
-            for row in found
-            if (record := by_uid.get(row.values.get("uid") or "") or by_key.get(_key(row.lookup)))
-        ]
+        pks = [record["pk"] for row in found if (record := _record(row, by_uid, by_key))]
         return self._delete(pks)
 
     def delete_unseen(self) -> int:
@@ -465,6 +507,7 @@ def sync_hub(
                 removed = table.delete_unseen()
                 run.kinds[table.kind.name]["removed"] = removed
                 run.removed += removed
+        _analyze_loaded(tables, run)
         rejections.prune(hub, run.started_at)
     except HubError as exc:
         raise SyncFailed(exc, _fail(hub, run, str(exc))) from exc
@@ -491,6 +534,15 @@ def sync_hub(
         run.removed,
     )
     return run
+
+
+def _analyze_loaded(tables: list[KindRows], run: SyncRun) -> None:
+    """Refresh the statistics of the tables this sync added at least `bulk.ANALYZE_AFTER` rows to (two
+    kinds share the cluster table)."""
+    added: dict[type[models.Model], int] = {}
+    for table in tables:
+        added[table.model] = added.get(table.model, 0) + run.kinds[table.kind.name]["added"]
+    bulk.analyze({model for model, count in added.items() if count >= bulk.ANALYZE_AFTER})
 
 
 def _refuse_kind(hub: Hub, run: SyncRun, kind_name: str, error: HubError) -> None:
