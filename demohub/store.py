@@ -325,7 +325,7 @@ class Store:
             _remaining(snapshot, page[-1][0], namespace, selector),
         )
 
-    def encoded(self, kind: Resource | str, objects: Iterable[dict[str, Any]]) -> list[bytes]:
+    def encoded(self, kind: Resource | str, objects: Iterable[dict[str, Any]]) -> builtins.list[bytes]:
         """The compact JSON of stored objects (as `json.dumps` writes it with `(",", ":")` separators),
         each version encoded once. A list serves the same objects page after page and resync after
         resync; encoding them again was most of a resync's cost on the hub's side. An entry holds the
@@ -334,7 +334,7 @@ class Store:
         encoded again; a write drops its key's entry so an old version is not kept alive."""
         resource = self.resolve(kind)
         cache = self._encoded[resource]
-        out = []
+        out: builtins.list[bytes] = []
         for obj in objects:
             metadata = obj["metadata"]
             key = (metadata.get("namespace", "") if resource.namespaced else "", metadata["name"])

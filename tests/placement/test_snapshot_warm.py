@@ -10,6 +10,8 @@ from demohub import DemoHub
 from inventory.models import Hub
 from placement import service, tasks
 from placement.models import Placement
+from placement.scheduler.ocm import cel_syntax
+from placement.scheduler.ocm.types import SCORED_RESOURCES
 from tests.factories import placement_role, synced_demo_hub_row
 
 pytestmark = pytest.mark.django_db
@@ -42,3 +44,17 @@ def test_the_snapshots_of_the_hubs_with_placements_are_built_when_a_worker_start
     assert any(receiver is tasks.warm_snapshots for _, receiver in worker_init.receivers)
     assert cluster_reads(hub) == 0
     assert cluster_reads(idle) == 2  # built on first use: the OCM clusters, the Fleet members
+
+
+def test_a_worker_also_builds_the_columns_every_placement_reads_and_the_cel_parser(demo_hub: DemoHub) -> None:
+    hub = synced_demo_hub_row(demo_hub)
+    service.forget_snapshots()
+    cel_syntax.parser.cache_clear()
+
+    tasks.warm_snapshots()
+
+    snapshot = service.hub_snapshot(hub)
+    assert {"labels", "claims", "taints", "deleting"} <= vars(snapshot.ocm).keys()
+    assert set(SCORED_RESOURCES.values()) <= snapshot.ocm._resources.keys()
+    assert snapshot.fleet._eligibility is not None
+    assert cel_syntax.parser.cache_info().currsize == 1

@@ -157,6 +157,11 @@ class FleetInventory:
             column = self._properties[name] = PropertyColumn.build(self.clusters, name)
         return column
 
+    def warm(self) -> None:
+        """Build now the columns every placement reads (eligibility), otherwise built by the first one
+        that asks: a worker warms its snapshot before it takes tasks."""
+        self.eligibility  # noqa: B018 - builds and caches the columns
+
     @property
     def eligibility(self) -> EligibilityColumns:
         """Agent status columns for the eligibility check."""

@@ -36,7 +36,9 @@ opt_entry: "?" expr
 
 
 @cache
-def _parser() -> lark.Lark:
+def parser() -> lark.Lark:
+    """The parser, built once per process (a quarter of a second): a worker builds it before it takes
+    tasks, so that the first CEL placement of a pass does not wait for it."""
     grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
     # the options cel-python builds its own parser with, so the trees have the shapes it evaluates
     return lark.Lark(
@@ -57,7 +59,7 @@ def parse(expression: str) -> lark.Tree[lark.Token]:
     The rule names are plain strings: lark makes them Tokens, whose comparisons run Python code, and the
     evaluator compares them at every step.
     """
-    tree = _parser().parse(expression)
+    tree = parser().parse(expression)
     for node in tree.iter_subtrees():
         node.data = str(node.data)
     return tree

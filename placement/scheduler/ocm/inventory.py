@@ -43,6 +43,7 @@ from placement.scheduler.labels import (
 from placement.scheduler.ocm.clustersets import cluster_set_selector
 from placement.scheduler.ocm.types import (
     PLACEMENT_LABEL,
+    SCORED_RESOURCES,
     AddOnPlacementScore,
     ManagedCluster,
     ManagedClusterSet,
@@ -465,6 +466,14 @@ class OcmInventory:
     def cluster(self, name: str) -> ManagedCluster | None:
         position = self.position.get(name)
         return None if position is None else self.clusters[position]
+
+    def warm(self) -> None:
+        """Build now the columns every placement reads whatever its spec (labels, claims, taints, the
+        deleting mask and the allocatable of the resources the prioritizers score), which are otherwise
+        built by the first placement that asks: a worker warms its snapshot before it takes tasks."""
+        self.deleting, self.taints, self.labels, self.claims  # noqa: B018 - each builds and caches a column
+        for resource in SCORED_RESOURCES.values():
+            self.resource(resource)
 
     @cached_property
     def deleting(self) -> np.ndarray:

@@ -19,8 +19,7 @@ from placement.scheduler.ocm.types import (
     BUILT_IN,
     BUILT_IN_PRIORITIZERS,
     EXACT,
-    RESOURCE_CPU,
-    RESOURCE_MEMORY,
+    SCORED_RESOURCES,
     STEADY,
     Placement,
     PrioritizerPolicy,
@@ -28,7 +27,6 @@ from placement.scheduler.ocm.types import (
 )
 
 MAX_CLUSTER_SCORE = 100
-_RESOURCES = {RESOURCE_CPU: "cpu", RESOURCE_MEMORY: "memory"}
 # upstream keys weights by the ScoreCoordinate struct, whose addOn is a pointer: (type, builtIn, config index)
 CoordinateKey = tuple[str, str, int | None]
 _DEFAULT_WEIGHTS: dict[CoordinateKey, tuple[ScoreCoordinate, int]] = {
@@ -101,8 +99,8 @@ def score(
         values, scored = balance_scores(placement, inventory, filtered)
     elif prioritizer.name == STEADY:
         values, scored = steady_scores(placement, inventory, filtered)
-    elif prioritizer.name in _RESOURCES:
-        values, scored = resource_scores(_RESOURCES[prioritizer.name], inventory, filtered)
+    elif prioritizer.name in SCORED_RESOURCES:
+        values, scored = resource_scores(SCORED_RESOURCES[prioritizer.name], inventory, filtered)
     else:
         return add_on_scores(prioritizer, inventory, filtered, now)
     return PrioritizerScores(prioritizer, values, scored)

@@ -31,6 +31,8 @@ ADDITIVE, EXACT = "Additive", "Exact"
 BUILT_IN, ADD_ON = "BuiltIn", "AddOn"
 BALANCE, STEADY = "Balance", "Steady"
 RESOURCE_CPU, RESOURCE_MEMORY = "ResourceAllocatableCPU", "ResourceAllocatableMemory"
+# the allocatable resource each resource prioritizer scores
+SCORED_RESOURCES = {RESOURCE_CPU: "cpu", RESOURCE_MEMORY: "memory"}
 BUILT_IN_PRIORITIZERS = (BALANCE, STEADY, RESOURCE_CPU, RESOURCE_MEMORY)
 
 
