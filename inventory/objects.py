@@ -14,7 +14,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from inventory import availability
+from inventory import availability, relevance
 from inventory.models import AddOnPlacementScore, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
 from placement.scheduler.documents import Document
 from placement.scheduler.quantity import QuantityError, approx_float
@@ -43,6 +43,10 @@ class Row:
     model: type[models.Model]
     lookup: dict[str, Any]
     values: dict[str, Any]
+
+
+# Written on every write of a row but not a difference between the hub and the row.
+UNCOMPARED = frozenset({"synced_at", "stale"})
 
 
 def _common(manifest: Document) -> dict[str, Any]:
@@ -85,9 +89,7 @@ def member_cluster_row(manifest: Document) -> Row:
     agent_status = field_value(obj, "status.agentStatus", list, [])
     taints = field_value(obj, "spec.taints", list, [])
     allocatable = field_value(obj, "status.resourceUsage.allocatable", dict, {})
-    return Row(
-        ManagedCluster,
-        {"kind": ManagedCluster.Kind.MEMBER_CLUSTER, "name": manifest.name},
+    values = (
         _common(manifest)
         | {
             "labels": field_value(obj, "metadata.labels", dict, {}),
@@ -105,8 +107,11 @@ def member_cluster_row(manifest: Document) -> Row:
             "deletion_timestamp": field_time(obj, "metadata.deletionTimestamp"),
             "stale": False,
         }
-        | filter_columns(taints, allocatable, "spec.taints", "status.resourceUsage.allocatable"),
+        | filter_columns(taints, allocatable, "spec.taints", "status.resourceUsage.allocatable")
     )
+    # every writer of a member row writes its digest with it, or a heartbeat would be told from a stale one
+    values[relevance.DIGEST_FIELD] = relevance.fields_digest(values, UNCOMPARED)
+    return Row(ManagedCluster, {"kind": ManagedCluster.Kind.MEMBER_CLUSTER, "name": manifest.name}, values)
 
 
 def filter_columns(

@@ -21,7 +21,7 @@ from django.utils import timezone
 from inventory import bulk, changes, kinds, memberships, rejections, relevance, validation
 from inventory.hubclient import GoneError, HubClient, HubError, Kind, TransientHubError, served_kinds
 from inventory.models import Hub, ManagedCluster, Owner, SyncRun
-from inventory.objects import InvalidManifest, Row, is_managed
+from inventory.objects import UNCOMPARED, InvalidManifest, Row, is_managed
 from placement.scheduler.documents import Document
 
 logger = logging.getLogger(__name__)
@@ -34,8 +34,6 @@ GONE_RESTARTS = 3
 # (403 Forbidden), or the hub does not serve it (404 Not Found, its CRD is not installed). Any other
 # failure (the hub down, the token refused as a whole) ends the sync.
 KIND_REFUSALS = (403, 404)
-# Written on every write but not a difference between the hub and the row.
-UNCOMPARED = {"synced_at", "stale"}
 NAME_LENGTH = cast(int, ManagedCluster._meta.get_field("name").max_length)
 
 
@@ -130,8 +128,6 @@ class KindRows:
                 if found := validation.problems(self.kind.name, obj, namespaced=self.handler.namespaced):
                     raise InvalidManifest(validation.reason(found))
                 row = self.handler.to_row(document)
-                if self.handler.noise is not None:
-                    row.values[relevance.DIGEST_FIELD] = relevance.fields_digest(row.values, UNCOMPARED)
             except Exception as exc:  # noqa: BLE001 - any object the row builders choke on is refused alone
                 namespace, name = _identity(obj)
                 why = str(exc) if isinstance(exc, InvalidManifest) else f"{type(exc).__name__}: {exc}"
@@ -291,7 +287,7 @@ class KindRows:
         left: list[Row] = []
         for row in rows:
             record = _record(row, by_uid, by_key)
-            digest = row.values[relevance.DIGEST_FIELD]
+            digest = row.values.get(relevance.DIGEST_FIELD)
             if (
                 record is None
                 or not digest

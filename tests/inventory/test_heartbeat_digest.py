@@ -14,8 +14,8 @@ from demohub import Clock, DemoHub
 from inventory import relevance
 from inventory.hubclient import KINDS_BY_NAME
 from inventory.models import Hub, ManagedCluster
-from inventory.objects import member_cluster_row
-from inventory.sync import UNCOMPARED, apply_events
+from inventory.objects import UNCOMPARED, member_cluster_row
+from inventory.sync import apply_events
 from placement.scheduler.documents import Document
 from tests.factories import synced_demo_hub_row
 
