@@ -24,7 +24,8 @@ With `--workers N [N ...]` (PostgreSQL and a broker needed) it starts N `celery 
 `reschedule_hub` and times until every placement's `last_scheduled_at` moved, for the same three
 passes; before each N the scheduling state is reset to the seeded one. Per pass it prints the CPU seconds
 the workers and their PostgreSQL backends used (what the pass costs whatever else the machine runs),
-per worker the chunks it ran, the seconds they took and its snapshot build (paid once per worker
+the CPU seconds the whole machine was busy meanwhile and those its hypervisor stole (what else ran: a
+demo hub's heartbeats, the watcher storing them), per worker the chunks it ran, the seconds they took and its snapshot build (paid once per worker
 process, in its first chunk), and at the end the median wall times per N and the ratio to the first N.
 Target: 1,000 placements over 10,000 clusters within 15 s with two workers, close to 2x one worker.
 """
@@ -215,9 +216,20 @@ class PassResult:
     seconds: float
     cpu: tuple[float, float]  # seconds used by the workers, by their PostgreSQL backends
     load: float  # the machine's 1-minute load average at the end
+    # CPU seconds the whole machine used during the pass (every process), and those stolen from it
+    machine: tuple[float, float]
     chunks: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)
     # per worker: the seconds of the other tasks it finished during the pass, by task name
     others: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+
+
+def machine_cpu_seconds() -> tuple[float, float]:
+    """CPU seconds every core of the machine has been busy so far (/proc/stat: user, nice, system, irq and
+    softirq), and the seconds the hypervisor gave its cores to other machines (steal)."""
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (
+        int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]
+    )
+    return (user + nice + system + irq + softirq) / CLOCK_TICKS, steal / CLOCK_TICKS
 
 
 def cpu_seconds(pid: int) -> float:
@@ -321,7 +333,7 @@ def timed_pass(hub: Hub, workers: list[Worker], chunk_count: int) -> PassResult:
     total = Placement.objects.filter(hub=hub).count()
     meter = CpuMeter(workers)
     mark = timezone.now()
-    started = time.perf_counter()
+    started, machine = time.perf_counter(), machine_cpu_seconds()
     tasks.reschedule_hub.delay(hub.pk)
     scheduled = Placement.objects.filter(hub=hub, last_scheduled_at__gte=mark)
     while scheduled.count() < total:
@@ -330,7 +342,8 @@ def timed_pass(hub: Hub, workers: list[Worker], chunk_count: int) -> PassResult:
         meter.sample()
         time.sleep(0.1)
     seconds = time.perf_counter() - started
-    result = PassResult(seconds, meter.used(), os.getloadavg()[0])
+    busy, stolen = (after - before for after, before in zip(machine_cpu_seconds(), machine, strict=True))
+    result = PassResult(seconds, meter.used(), os.getloadavg()[0], (busy, stolen))
     while sum(len(chunks) for chunks in result.chunks.values()) < chunk_count:
         for worker in workers:
             chunks, others = worker.new_lines()
@@ -348,6 +361,11 @@ def print_pass(label: str, result: PassResult, placements: int) -> None:
         f"  {label:22} {result.seconds:6.1f} s wall (load average {result.load:.1f});"
         f" CPU {workers:.1f} s workers + {backends:.1f} s PostgreSQL"
         f" = {cpu / placements * 1000:.1f} ms/placement"
+    )
+    busy, stolen = result.machine
+    print(
+        f"  {'':22} the machine: {busy:.1f} s busy of {os.cpu_count() or 1} x {result.seconds:.1f} s"
+        f" ({busy - cpu:.1f} s not the pass's), {stolen:.1f} s stolen by the hypervisor"
     )
     for name, chunks in result.chunks.items():
         placements = sum(n for n, _, _ in chunks)
