@@ -25,8 +25,9 @@ With `--workers N [N ...]` (PostgreSQL and a broker needed) it starts N `celery 
 passes; before each N the scheduling state is reset to the seeded one. Per pass it prints the CPU seconds
 the workers and their PostgreSQL backends used (what the pass costs whatever else the machine runs),
 the CPU seconds the whole machine was busy meanwhile and those its hypervisor stole (what else ran: a
-demo hub's heartbeats, the watcher storing them), per worker the chunks it ran, the seconds they took and its snapshot build (paid once per worker
-process, in its first chunk), and at the end the median wall times per N and the ratio to the first N.
+demo hub's heartbeats, the watcher storing them), per worker the chunks it ran, the seconds they took
+and its snapshot build (paid once per worker process, in its first chunk), and at the end the median
+wall times per N and the ratio to the first N.
 Target: 1,000 placements over 10,000 clusters within 15 s with two workers, close to 2x one worker.
 """
 

@@ -22,7 +22,8 @@ apply the CRPs' bindings (demohub/fleetsim.py), so their rolling updates finish,
    the first pass's decisions are counted; with 1 worker it also runs the rolling-update rounds of the
    CRPs the first pass bound) and a third (nothing changes) each, or the first `--passes` of them;
 3. with 2 workers left running: a heartbeat-only window of `--quiet-seconds` (hub writes, member rows
-   the watcher stored, HubInventoryVersion bumps and reschedule tasks run: the last two must be 0);
+   the watcher stored, HubInventoryVersion bumps and reschedule tasks run: the last two must be 0),
+   with the CPU each process of the stack used meanwhile (what heartbeats alone cost the machine);
 4. `--changes` label and taint changes written on the hub, one at a time, each to a cluster an OCM
    Placement selects (its add-on label set to unhealthy, or a NoSelect taint): the latency from the hub
    write to that placement's stored decision without the cluster, p50/p95; each change is undone, and
@@ -34,7 +35,7 @@ apply the CRPs' bindings (demohub/fleetsim.py), so their rolling updates finish,
    thousands of placements, those it cannot alter last), pages through Django's test client as a user
    with the view role on `global`: the detail and scores pages of a placement over `global`, what-if
    warm, and the first what-if after a hub change (the change stored by the watcher, this process's
-   snapshot then stale), p50/p95;
+   snapshot then stale), p50/p95, and the CPU each process of the stack used meanwhile;
 6. PostgreSQL: bytes per row of the large tables and what 200,000 clusters make of them.
 
 Each figure is printed next to the task's target for the size (the 10,000 column below 50,000
@@ -322,7 +323,43 @@ def rescheduled_tasks(workers: list[Any]) -> int:
     return sum(len(RESCHEDULE_RECEIVED.findall(w.log.read_text(errors="replace"))) for w in workers)
 
 
-def heartbeat_phase(hub: RemoteHub, workers: list[Any], seconds: float, figures: Figures) -> None:
+class StackCpu:
+    """CPU seconds the stack's processes used between its making and `report`, by process: the demo
+    hub, each process `Processes` started (the watcher, beat), the workers with their pool children,
+    this process, and the machine as a whole (the rest is mostly PostgreSQL), besides what the
+    hypervisor stole from it."""
+
+    def __init__(self, hub: RemoteHub, processes: Processes, workers: list[Any]) -> None:
+        self.hub, self.processes, self.workers = hub, processes, workers
+        self.started, self.before = time.perf_counter(), self._now()
+
+    def _now(self) -> dict[str, float]:
+        from reschedule import cpu_seconds, machine_cpu_seconds
+
+        used = {"demo hub": cpu_seconds(self.hub.pid)}
+        used |= {name: cpu_seconds(process.pid) for name, process in self.processes.running.items()}
+        used["workers"] = sum(
+            cpu_seconds(pid) for w in self.workers for pid in (w.process.pid, *w.children())
+        )
+        used["this process"] = sum(os.times()[:2])
+        used["machine"], used["stolen"] = machine_cpu_seconds()
+        return used
+
+    def report(self, what: str) -> None:
+        seconds, after = time.perf_counter() - self.started, self._now()
+        spent = {name: after[name] - self.before.get(name, 0.0) for name in after}
+        machine, stolen = spent.pop("machine"), spent.pop("stolen")
+        named = ", ".join(f"{name} {value:.1f} s" for name, value in spent.items())
+        print(
+            f"  CPU during {what} ({seconds:.0f} s): {named}; the machine {machine:.1f} s busy of"
+            f" {os.cpu_count() or 1} x {seconds:.0f} s, {machine - sum(spent.values()):.1f} s of it"
+            f" PostgreSQL and the rest; {stolen:.1f} s stolen by the hypervisor"
+        )
+
+
+def heartbeat_phase(
+    hub: RemoteHub, processes: Processes, workers: list[Any], seconds: float, figures: Figures
+) -> None:
     from django.utils import timezone
 
     from placement.models import Placement
@@ -330,6 +367,7 @@ def heartbeat_phase(hub: RemoteHub, workers: list[Any], seconds: float, figures:
     wait(settled, SETTLE_TIMEOUT, "the placements to settle", period=1.0)
     members, version, tasks = member_versions(), inventory_version(), rescheduled_tasks(workers)
     hub_version, mark = hub.call("store.resource_version"), timezone.now()
+    cpu = StackCpu(hub, processes, workers)
     time.sleep(seconds)
     written = hub.call("store.resource_version") - hub_version
     stored = sum(1 for name, rv in member_versions().items() if members.get(name) != rv)
@@ -338,6 +376,7 @@ def heartbeat_phase(hub: RemoteHub, workers: list[Any], seconds: float, figures:
         f"heartbeat-only window of {seconds:g} s: {written} hub writes ({written / seconds:,.0f}/s), "
         f"{stored} member rows stored by the watcher"
     )
+    cpu.report("the heartbeat-only window")
     figures.add(
         "heartbeat-only: snapshot invalidations", inventory_version() - version, "HubInventoryVersion bumps"
     )
@@ -629,11 +668,13 @@ def main() -> None:
             workers = start_workers(2, args.database, VAR, "events")
             beat = [str(BIN / "celery"), "-A", "fleetui", "beat", "--schedule", str(VAR / "beat-schedule")]
             processes.start("beat", beat)
-            heartbeat_phase(hub, workers, args.quiet_seconds, figures)
+            heartbeat_phase(hub, processes, workers, args.quiet_seconds, figures)
             print("label and taint changes on the hub (heartbeats on):", flush=True)
             change_phase(hub, args.changes, args.change_minutes, rng, figures)
             print("pages (Django test client):", flush=True)
+            cpu = StackCpu(hub, processes, workers)
             pages_phase(hub, args.repeat, rng, figures)
+            cpu.report("the pages")
             window_report(hub)
         finally:
             stop_workers(workers)
