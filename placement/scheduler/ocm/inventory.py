@@ -264,6 +264,31 @@ class LabelIndex:
         patched.size, patched._index = self.size, {key: values for key, values in index.items() if values}
         return patched
 
+    def value_codes(self, keys: Sequence[str]) -> tuple[np.ndarray, dict[Hashable, int]]:
+        """Per position a code two positions share exactly when their values of `keys` are equal, and
+        the table from each such tuple of values (None for a key not set) to its code: the codes and table
+        `OcmInventory.projection_codes` builds from a projection reading `tuple(map.get(key) for key in
+        keys)`, codes numbered in the order positions first show them, worked out from the index without
+        a Python step per position."""
+        values: list[list[str | None]] = []
+        columns = np.zeros((self.size, len(keys)), dtype=np.int64)
+        for column, key in enumerate(keys):
+            values.append([None])
+            for number, (value, positions) in enumerate(self._index.get(key, {}).items(), start=1):
+                columns[positions, column] = number
+                values[-1].append(value)
+        if not self.size:
+            return np.zeros(0, dtype=np.int64), {}
+        rows, first, inverse = np.unique(columns, axis=0, return_index=True, return_inverse=True)
+        # unique rows come sorted; renumber them by the position each is first seen at
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        interned: dict[Hashable, int] = {
+            tuple(values[column][number] for column, number in enumerate(row)): int(code)
+            for row, code in zip(rows.tolist(), rank.tolist(), strict=True)
+        }
+        return rank[inverse.reshape(-1)], interned
+
     def _mask(self, key: str, values: Iterable[str] | None) -> np.ndarray:
         """Clusters whose `key` is set (to one of `values`, when given)."""
         mask = np.zeros(self.size, dtype=bool)
@@ -539,18 +564,28 @@ class OcmInventory:
             self._add_ons[resource_name] = AddOnColumn(present, has_valid_until, valid_until, objects)
         return self._add_ons[resource_name]
 
-    def projection_codes(self, key: Hashable, projection: Projection) -> np.ndarray:
+    def projection_codes(
+        self,
+        key: Hashable,
+        projection: Projection,
+        built: Callable[[OcmInventory], tuple[np.ndarray, dict[Hashable, int]]] | None = None,
+    ) -> np.ndarray:
         """Per cluster position, a code two clusters share exactly when their `projection` (of this
         inventory and a position) is equal; built once per `key`, which names the projection, and shared
-        by every placement."""
+        by every placement. `built`, when given, works out the same codes and their table from the whole
+        inventory at once (a patched inventory codes its changed clusters by `projection`)."""
         if key not in self._projections:
-            interned: dict[Hashable, int] = {}
-            counter = itertools.count()
-            codes = np.fromiter(
-                (_code(interned, projection(self, i), counter) for i in range(self.size)),
-                dtype=np.int64,
-                count=self.size,
-            )
+            if built is None:
+                interned: dict[Hashable, int] = {}
+                counter = itertools.count()
+                codes = np.fromiter(
+                    (_code(interned, projection(self, i), counter) for i in range(self.size)),
+                    dtype=np.int64,
+                    count=self.size,
+                )
+            else:
+                codes, interned = built(self)
+                counter = itertools.count(len(interned))
             codes.flags.writeable = False
             self._projections[key] = ProjectionCodes(codes, interned, projection, counter)
         return self._projections[key].codes

@@ -172,7 +172,10 @@ def _value_codes(inventory: OcmInventory, of_claims: bool, keys: tuple[str, ...]
         values = cluster.claim_map if of_claims else cluster.labels
         return tuple(values.get(key) for key in keys)
 
-    return inventory.projection_codes(("predicate reason", of_claims, keys), projection)
+    def built(held: OcmInventory) -> tuple[np.ndarray, dict[Hashable, int]]:
+        return (held.claims if of_claims else held.labels).value_codes(keys)
+
+    return inventory.projection_codes(("predicate reason", of_claims, keys), projection, built)
 
 
 def predicate_reason_columns(
