@@ -294,9 +294,14 @@ class _RunView:
 
     @property
     def fingerprint(self) -> tuple[str, ...]:
-        """Changes whenever any input object does, like the watch events that trigger a controller."""
-        objects = [self.run, self.strategy, self.placement, *self.bindings, *self.approvals.values()]
-        return tuple(o["metadata"]["resourceVersion"] if o else "-" for o in objects)
+        """Changes whenever an input object does, like the watch events that trigger a controller; the
+        run itself only when its generation does, as upstream's controller watches runs with a
+        generation-changed predicate. A reconcile writes the run's status (a waiting run's condition
+        gets a new time each pass), so with its resourceVersion here every status write set off the next
+        reconcile: once a second, each reading every member cluster (about 0.4 of a core at 50,000)."""
+        objects = [self.strategy, self.placement, *self.bindings, *self.approvals.values()]
+        generation = str(self.run["metadata"].get("generation", ""))
+        return (generation, *(o["metadata"]["resourceVersion"] if o else "-" for o in objects))
 
 
 @dataclass

@@ -316,6 +316,28 @@ def test_a_pass_reconciles_a_run_when_its_inputs_change_or_its_requeue_is_due(
     assert "run batch-jobs-rollout-1: Stage staging succeeded" in controllers.tick()
 
 
+def test_a_run_is_reconciled_again_on_its_generation_not_on_its_status_writes(
+    hub: DemoHub, client: FleetClient
+) -> None:
+    """As upstream's controller, which watches runs with a generation-changed predicate: a write of the
+    run's status (each reconcile of a waiting run may make one) does not set off the next reconcile; a
+    change of its spec does."""
+    controllers = hub.controllers
+    assert controllers is not None
+    run = client.get(RUN, SEEDED_RUN)
+    before = controllers._view(run).fingerprint
+
+    demo = {"type": "Demo", "status": "True", "reason": "Demo", "lastTransitionTime": stamp(0)}
+    status = {**run["status"], "conditions": [*run["status"]["conditions"], demo]}
+    client.patch_status(RUN, SEEDED_RUN, {"status": status})
+    rewritten = client.get(RUN, SEEDED_RUN)
+    assert rewritten["metadata"]["resourceVersion"] != run["metadata"]["resourceVersion"]
+    assert controllers._view(rewritten).fingerprint == before
+
+    client.patch(RUN, SEEDED_RUN, {"spec": {"state": "Stop"}})
+    assert controllers._view(client.get(RUN, SEEDED_RUN)).fingerprint != before
+
+
 def test_the_policy_snapshot_is_read_off_the_bindings() -> None:
     pick_n = {
         "metadata": {"name": "web"},
