@@ -233,6 +233,11 @@ def machine_cpu_seconds() -> tuple[float, float]:
     return (user + nice + system + irq + softirq) / CLOCK_TICKS, steal / CLOCK_TICKS
 
 
+def worker_pids(workers: list[Worker]) -> list[int]:
+    """The workers' processes and their pool children."""
+    return [pid for worker in workers for pid in (worker.process.pid, *worker.children())]
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a live process (0 once it is gone)."""
     try:
@@ -248,7 +253,7 @@ class CpuMeter:
     runs since each task opens its own connection (a backend's last tenth of a second is missed)."""
 
     def __init__(self, workers: list[Worker]) -> None:
-        self.processes = {pid: cpu_seconds(pid) for w in workers for pid in (w.process.pid, *w.children())}
+        self.processes = {pid: cpu_seconds(pid) for pid in worker_pids(workers)}
         self.backends: dict[int, tuple[float, float]] = {}
         self.sample(baseline=True)
 

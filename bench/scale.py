@@ -334,13 +334,11 @@ class StackCpu:
         self.started, self.before = time.perf_counter(), self._now()
 
     def _now(self) -> dict[str, float]:
-        from reschedule import cpu_seconds, machine_cpu_seconds
+        from reschedule import cpu_seconds, machine_cpu_seconds, worker_pids
 
         used = {"demo hub": cpu_seconds(self.hub.pid)}
         used |= {name: cpu_seconds(process.pid) for name, process in self.processes.running.items()}
-        used["workers"] = sum(
-            cpu_seconds(pid) for w in self.workers for pid in (w.process.pid, *w.children())
-        )
+        used["workers"] = sum(cpu_seconds(pid) for pid in worker_pids(self.workers))
         used["this process"] = sum(os.times()[:2])
         used["machine"], used["stolen"] = machine_cpu_seconds()
         return used
