@@ -13,6 +13,7 @@ from typing import Any
 import django_stubs_ext
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.conf import global_settings
+from django.core.exceptions import ImproperlyConfigured
 
 from fleetui.env import database_config, env_bool, env_int, env_list, env_str, secret_key
 
@@ -304,6 +305,12 @@ for _entry in CELERY_BEAT_SCHEDULE.values():
 CELERY_TASK_DEFAULT_PRIORITY = 3
 # acks_late tasks (the hub sync) are re-delivered if a worker dies; one task at a time per process.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A `celery worker` lowers its CPU priority by this much (0 to 19; 0 keeps it) before it starts the
+# processes that run the tasks: on a machine it shares with the site and the hub watcher, a full reschedule
+# then takes the CPU they leave idle, and pages and what-ifs are not served at the pace of the batch work.
+WORKER_NICENESS = env_int("WORKER_NICENESS", 10)
+if not 0 <= WORKER_NICENESS <= 19:
+    raise ImproperlyConfigured(f"WORKER_NICENESS={WORKER_NICENESS} is not between 0 and 19.")
 # A full reschedule (resync) is split into chunks of at most this many placements, one task each, and
 # into a multiple of RESCHEDULE_WORKERS chunks (the worker processes sharing it) so they share evenly.
 RESCHEDULE_CHUNK_SIZE = env_int("RESCHEDULE_CHUNK_SIZE", 100)

@@ -11,6 +11,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -94,3 +96,34 @@ class RedisServer:
         client = redis.Redis.from_url(self.url)
         lists = [queue, *(f"{queue}{Channel.sep}{step}" for step in PRIORITY_STEPS if step)]
         return sum(int(client.llen(name)) for name in lists)
+
+
+@contextmanager
+def celery_worker(env: dict[str, str], queue: str, log: Path, pool: str) -> Iterator[subprocess.Popen[bytes]]:
+    """`celery worker --concurrency 1` in its own process, taking `queue` alone and logging to `log`;
+    stopped (by its pid) on the way out unless already dead."""
+    command = [sys.executable, "-m", "celery", "-A", "fleetui", "worker", "--pool", pool]
+    command += [
+        "--concurrency",
+        "1",
+        "-Q",
+        queue,
+        "-n",
+        f"{log.stem}@%h",
+        "--without-gossip",
+        "--without-mingle",
+        "-l",
+        "INFO",
+    ]
+    with log.open("ab") as output:
+        process = subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)

@@ -50,6 +50,8 @@ def test_compose_runs_every_process_with_health_checks() -> None:
 
     assert set(services) == {"postgres", "redis", *APP_SERVICES}
     assert services["worker"]["deploy"]["replicas"] == 2
+    # the workers' niceness orders nothing outside their containers: their CPU weight yields instead
+    assert services["worker"]["cpu_shares"] < services["web"].get("cpu_shares", 1024)
     for name in ("postgres", "redis", "web", "worker"):
         assert services[name]["healthcheck"]["test"], name
     for name in APP_SERVICES:

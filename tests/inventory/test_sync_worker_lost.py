@@ -8,12 +8,9 @@ visibility timeout and lease through their environment, as an operator would set
 
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,10 +20,10 @@ from demohub import DemoHub
 from inventory.models import Hub, ManagedCluster, SyncRun
 from inventory.tasks import sync_hub
 from tests.factories import DemoHubRowFactory
+from tests.servers import celery_worker
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
 VISIBILITY_SECONDS = 4
 LEASE_SECONDS = 3
 LONG_LEASE_SECONDS = 10
@@ -65,36 +62,6 @@ def worker_env(broker_url: str, database_url: str) -> dict[str, str]:
 def queue() -> str:
     """A queue of this test alone: messages other runs left on the shared broker are not its business."""
     return f"sync-worker-lost-{uuid.uuid4().hex[:8]}"
-
-
-@contextmanager
-def celery_worker(env: dict[str, str], queue: str, log: Path, pool: str) -> Iterator[subprocess.Popen[bytes]]:
-    """`celery worker` in its own process, stopped (by its pid) on the way out unless already dead."""
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "fleetui",
-        "worker",
-        "--pool",
-        pool,
-        "--concurrency",
-        "1",
-    ]
-    command += ["-Q", queue, "-n", f"{log.stem}@%h", "--without-gossip", "--without-mingle", "-l", "INFO"]
-    with log.open("ab") as output:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
 
 
 def running_run(hub: Hub) -> SyncRun | None:
