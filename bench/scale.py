@@ -26,7 +26,8 @@ apply the CRPs' bindings (demohub/fleetsim.py), so their rolling updates finish,
    with the CPU each process of the stack used meanwhile (what heartbeats alone cost the machine);
 4. `--changes` label and taint changes written on the hub, one at a time, each to a cluster an OCM
    Placement selects (its add-on label set to unhealthy, or a NoSelect taint): the latency from the hub
-   write to that placement's stored decision without the cluster, p50/p95; each change is undone, and
+   write to that placement's stored decision without the cluster, p50/p95 (and its two parts: to the
+   cluster's row stored by the watcher, then to the decision); each change is undone, and
    the changes come as a stream, one every `--change-minutes` / `--changes` (or as soon as the last
    one's decision and undo are stored, if later), without waiting for the runs of the earlier ones to
    settle: the workers are still busy with them, as a user would find them (the runs still owed at
@@ -403,13 +404,15 @@ def cluster_row_version(name: str) -> str:
     return row.values_list("resource_version", flat=True).first() or ""
 
 
-def write_and_wait_stored(hub: RemoteHub, name: str, body: dict[str, Any]) -> float:
-    """Patch a ManagedCluster on the hub; answers the time.time() the write was sent, once its row holds
-    the new version."""
+def write_and_wait_stored(hub: RemoteHub, name: str, body: dict[str, Any]) -> tuple[float, float]:
+    """Patch a ManagedCluster on the hub; answers the time.time() the write was sent and the one its row
+    held the new version."""
     sent = time.time()
     version = hub.call("store.patch", "ManagedCluster", name, body)["metadata"]["resourceVersion"]
-    wait(lambda: cluster_row_version(name) == version, DECISION_TIMEOUT, f"{name} at {version} stored")
-    return sent
+    stored = wait(
+        lambda: cluster_row_version(name) == version, DECISION_TIMEOUT, f"{name} at {version} stored"
+    )
+    return sent, stored
 
 
 def change_bodies(hub: RemoteHub, name: str, label: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -431,6 +434,8 @@ def change_phase(hub: RemoteHub, changes: int, minutes: float, rng: random.Rando
         ).order_by("pk")
     )
     latencies: dict[str, list[float]] = {"label": [], "taint": []}
+    # each latency in two: the hub write to the cluster's row stored by the watcher, then to the decision
+    parts: dict[str, list[float]] = {"stored": [], "decided": []}
     owed: list[int] = []
     wait(settled, SETTLE_TIMEOUT, "the placements to settle", period=0.5)
     start, interval = time.monotonic(), minutes * 60 / max(1, changes)
@@ -447,12 +452,13 @@ def change_phase(hub: RemoteHub, changes: int, minutes: float, rng: random.Rando
         predicate = placement.spec["predicates"][0]["requiredClusterSelector"]["labelSelector"]["matchLabels"]
         change, undo = change_bodies(hub, name, next(iter(predicate)) if what == "label" else None)
         owed.append(Placement.objects.filter(hub__name=HUB, reschedule_pending_since__isnull=False).count())
-        sent = time.time()
-        hub.call("store.patch", "ManagedCluster", name, change)
+        sent, stored = write_and_wait_stored(hub, name, change)
         decided = wait(
             partial(dropped, placement, name), DECISION_TIMEOUT, f"{placement.name} to drop {name}"
         )
         latencies[what].append(decided - sent)
+        parts["stored"].append(stored - sent)
+        parts["decided"].append(decided - stored)
         write_and_wait_stored(hub, name, undo)
     # the pages are timed on a quiet system, as before the stream: once the workers have run what the
     # changes queued (at 50,000 clusters each change queues runs of thousands of placements)
@@ -470,6 +476,9 @@ def change_phase(hub: RemoteHub, changes: int, minutes: float, rng: random.Rando
     for what, values in latencies.items():
         p50, p95 = percentiles(values)
         print(f"  {what} changes: {len(values)}, p50 {p50:.2f} s, p95 {p95:.2f} s")
+    for what, label in (("stored", "hub write -> row stored"), ("decided", "row stored -> decision")):
+        p50, p95 = percentiles(parts[what])
+        print(f"  {label}: p50 {p50:.2f} s, p95 {p95:.2f} s")
     p50, p95 = percentiles(both)
     figures.add("watch event -> stored decision p50 s", p50, f"{len(both)} changes, heartbeats on")
     figures.add("watch event -> stored decision p95 s", p95)
