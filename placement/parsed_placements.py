@@ -6,14 +6,19 @@ a millisecond each, and the watcher does it for every change. So each process ke
 with the stored fields the parser read (namespace, name, labels, annotations, spec), and parses again
 only the placements whose fields differ now. The comparison reads those fields of the hub's OCM
 Placements, once per change: a placement written by any process (the watcher, a page, the API, a
-worker) is seen at the next change, with no signal between processes to miss.
+worker) is seen at the next change, with no signal between processes to miss. It reads the JSON fields
+as the database's text and compares that: decoding them all took most of the comparison (40 of 50 ms
+for 1,000 placements, in the watcher's transaction), and only a changed placement is decoded to parse.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+
+from django.db.models import F, TextField
+from django.db.models.functions import Cast
 
 from inventory.changes import HubChanges
 from placement import families
@@ -23,8 +28,11 @@ from placement.scheduler.ocm import types as ocm
 
 logger = logging.getLogger(__name__)
 
-# (namespace, name, labels, annotations, spec): everything of the row the Placement parser reads
-Source = tuple[str, str, Any, Any, Any]
+# (namespace, name, labels, annotations, spec), the last three as stored JSON text: everything of the row
+# the Placement parser reads
+Source = tuple[str, str, str, str, str]
+# The JSON fields of a Placement the parser reads.
+JSON_FIELDS = ("labels", "annotations", "spec")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +50,11 @@ def of_hub(hub_id: int) -> dict[int, ocm.Placement]:
     """Placement id -> the scheduler's view of each OCM Placement of the hub it can read, as stored now."""
     kind = families.ocm.OCM.kind
     known = _HUBS.get(hub_id, {})
-    rows = Placement.objects.filter(hub_id=hub_id, kind=kind).values_list(
-        "pk", "namespace", "name", "labels", "annotations", "spec"
+    as_text = {f"{field}_text": Cast(F(field), TextField()) for field in JSON_FIELDS}
+    rows = (
+        Placement.objects.filter(hub_id=hub_id, kind=kind)
+        .annotate(**as_text)
+        .values_list("pk", "namespace", "name", *as_text)
     )
     current: dict[int, _Parsed] = {}
     for pk, *fields in rows:
@@ -67,16 +78,10 @@ def of_change(changes: HubChanges) -> dict[int, ocm.Placement]:
 
 
 def _parse(hub_id: int, kind: str, source: Source) -> ocm.Placement | None:
-    namespace, name, labels, annotations, spec = source
-    row = Placement(
-        hub_id=hub_id,
-        kind=kind,
-        namespace=namespace,
-        name=name,
-        labels=labels,
-        annotations=annotations,
-        spec=spec,
-    )
+    namespace, name, *texts = source
+    row = Placement(hub_id=hub_id, kind=kind, namespace=namespace, name=name)
+    for field, text in zip(JSON_FIELDS, texts, strict=True):
+        setattr(row, field, json.loads(text))
     try:
         return families.ocm.parse_stored(row)
     except ManifestError as exc:
