@@ -33,6 +33,8 @@ from placement.scheduler.ocm import types
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+# what a receiver derives from a change (`HubChanges.derive`)
+D = TypeVar("D")
 RowPair = tuple[models.Model | None, models.Model | None]
 # (kind, namespace or "", name) of a hub object; the kind is the hub's (ManagedCluster, MemberCluster,
 # ManagedClusterSet, ...), which is the model's name but for the two kinds of the cluster table
@@ -152,6 +154,13 @@ class HubChanges:
 
     def __bool__(self) -> bool:
         return self.inputs_changed() or bool(self.other_rows)
+
+    def derive(self, name: str, work_out: Callable[["HubChanges"], D]) -> D:
+        """What `work_out` makes of this change, worked out on the first call for `name` and kept."""
+        if name not in self.derived:
+            self.derived[name] = work_out(self)
+        found: D = self.derived[name]
+        return found
 
 
 def record(changes: HubChanges) -> None:

@@ -71,10 +71,7 @@ def of_hub(hub_id: int) -> dict[int, ocm.Placement]:
 def of_change(changes: HubChanges) -> dict[int, ocm.Placement]:
     """`of_hub` of the change's hub, read on the first call and kept on the change, so the
     trigger chain and the ordering of its runs share one read."""
-    found: dict[int, ocm.Placement] | None = changes.derived.get(__name__)
-    if found is None:
-        found = changes.derived[__name__] = of_hub(changes.hub_id)
-    return found
+    return changes.derive(__name__, lambda change: of_hub(change.hub_id))
 
 
 def _parse(hub_id: int, kind: str, source: Source) -> ocm.Placement | None:

@@ -31,10 +31,7 @@ class Requeue:
 
 def requeued(changes: HubChanges) -> Requeue:
     """The placements `changes` re-queues, worked out on the first call and kept on the change."""
-    found: Requeue | None = changes.derived.get(__name__)
-    if found is None:
-        found = changes.derived[__name__] = _work_out(changes)
-    return found
+    return changes.derive(__name__, _work_out)
 
 
 def _work_out(changes: HubChanges) -> Requeue:

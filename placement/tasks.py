@@ -389,7 +389,12 @@ def describe(changes: HubChanges) -> str:
 def affected(changes: HubChanges) -> list[int]:
     """Ids of the hub's placements the change re-queues, in the order they were created: without an
     order PostgreSQL answers in the rows' physical order, which every write of a row (its pending marker)
-    moves, and their runs would be queued in a different order each time."""
+    moves, and their runs would be queued in a different order each time. Read on the first call and kept
+    on the change: the placements marked pending in its transaction are those queued after its commit."""
+    return changes.derive(f"{__name__}.affected", _affected)
+
+
+def _affected(changes: HubChanges) -> list[int]:
     requeue = requeued(changes)
     if not requeue:
         return []

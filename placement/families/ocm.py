@@ -425,10 +425,11 @@ def _affected_placements(changes: HubChanges) -> set[tuple[str, str]]:
     placements = list(parsed_placements.of_change(changes).values())
     every = {p.key for p in placements}
     affected: set[tuple[str, str]] = set()
+    sets, bindings = _sets_and_bindings(changes.hub_id)
     # scores need their clusters in the inventory: loaded only if clusters, sets and bindings left any out
     for steps in (_set_chain, _score_chain):
-        inventory = _trigger_inventory(changes, steps is _score_chain)
-        for found in steps(changes, inventory, placements):
+        clusters = _score_clusters(changes) if steps is _score_chain else []
+        for found in steps(changes, OcmInventory(clusters, sets, bindings), placements):
             affected |= found
             # a full sync changes thousands of objects; once every placement is in, the rest adds nothing
             if affected >= every:
@@ -460,22 +461,22 @@ def _score_chain(
             yield triggers.placements_affected_by_add_on_score(score, inventory, placements)
 
 
-def _trigger_inventory(changes: HubChanges, with_score_clusters: bool) -> OcmInventory:
-    """Sets and bindings as stored now, and optionally the clusters named by changed add-on scores."""
-    # a score lives in its cluster's namespace; the identity names it without reading an added row back
-    score_clusters = {
-        found[1] for change in changes.add_on_scores if with_score_clusters and (found := change.identity)
-    }
-    clusters = ManagedCluster.objects.filter(
-        hub_id=changes.hub_id, kind=OcmFamily.cluster_kind, name__in=score_clusters
-    )
-    sets = ManagedClusterSet.objects.filter(hub_id=changes.hub_id)
-    bindings = ManagedClusterSetBinding.objects.filter(hub_id=changes.hub_id)
-    return OcmInventory(
-        [c for c in (scheduler_view(row, scheduler_inputs.managed_cluster) for row in clusters) if c],
+def _sets_and_bindings(hub_id: int) -> tuple[list[ocm.ManagedClusterSet], list[ocm.ManagedClusterSetBinding]]:
+    """The hub's cluster sets and bindings as stored now, as the scheduler reads them."""
+    sets = ManagedClusterSet.objects.filter(hub_id=hub_id)
+    bindings = ManagedClusterSetBinding.objects.filter(hub_id=hub_id)
+    return (
         [s for s in (scheduler_view(row, scheduler_inputs.cluster_set) for row in sets) if s],
         [scheduler_inputs.cluster_set_binding(row) for row in bindings],
     )
+
+
+def _score_clusters(changes: HubChanges) -> list[ocm.ManagedCluster]:
+    """The clusters named by changed add-on scores, as stored now."""
+    # a score lives in its cluster's namespace; the identity names it without reading an added row back
+    names = {found[1] for change in changes.add_on_scores if (found := change.identity)}
+    rows = ManagedCluster.objects.filter(hub_id=changes.hub_id, kind=OcmFamily.cluster_kind, name__in=names)
+    return [c for c in (scheduler_view(row, scheduler_inputs.managed_cluster) for row in rows) if c]
 
 
 # Each element of PlacementDecision.status.decisions, with its clusterName, per database.
