@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Exists, OuterRef, Q, QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
 
 from inventory import audit, roles
 from inventory.models import Hub
@@ -89,6 +89,21 @@ def register_rules() -> None:
 def visible(queryset: QuerySet[M], user: User) -> QuerySet[M]:
     """`queryset` (placements, runs, strategies, approval requests, ...) narrowed to what `user` sees."""
     return roles.restrict(queryset, user)
+
+
+def visible_one(queryset: QuerySet[M], user: User, pk: Any) -> M:
+    """The row `pk` of `queryset` if `user` sees it; Http404 otherwise, as if it did not exist. The row is
+    read by its key and then checked (`roles.allows`, whose SQL is compiled once per user), where
+    narrowing the query (`visible`) compiled the role rule into it on every request: about 5 ms of a
+    20 ms what-if."""
+    missing = Http404(f"No {queryset.model._meta.object_name} matches the given query.")
+    try:
+        found = queryset.get(pk=pk)
+    except (ObjectDoesNotExist, TypeError, ValueError, ValidationError):
+        raise missing from None
+    if not roles.allows(user, roles.VIEW, found):
+        raise missing
+    return found
 
 
 def administers_any(user: User) -> bool:

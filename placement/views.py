@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
@@ -81,10 +81,12 @@ def visible_placement(request: HttpRequest, pk: int, *, record: bool = True) -> 
     """The placement if the user's roles show it, with its selected count; 404 otherwise, as if it did not
     exist. Without `record`, its per-cluster record is not read: the record grows with the fleet (a few
     hundred kB at 50,000 clusters) and only the score table reads it."""
-    placements = access.visible(Placement.objects.select_related("hub"), request.user)
+    placements = Placement.objects.select_related("hub")
     if not record:
         placements = placements.defer("cluster_record")
-    return get_object_or_404(placements.annotate(**{"selected_count": queries.selected_count()}), pk=pk)
+    return access.visible_one(
+        placements.annotate(**{"selected_count": queries.selected_count()}), request.user, pk
+    )
 
 
 def _score_context(request: HttpRequest, placement: Placement) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, generics, viewsets
+from rest_framework import exceptions, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
@@ -75,11 +75,6 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
         return api.PlacementDetailSerializer if self.action == "retrieve" else api.PlacementSerializer
 
     def get_queryset(self) -> QuerySet[Placement]:
-        if self.action == "whatif":
-            # what-if reads the placement's spec, labels, status and hub: none of the list's counts, nor
-            # the stored explanation and record, which grow with the fleet
-            lean = Placement.objects.select_related("hub").defer("explanation", "cluster_record")
-            return access.visible(lean, self.request.user)
         queryset = access.visible(super().get_queryset(), self.request.user)
         # the detail view shows the explanation the list leaves out
         return queryset.defer(None).defer("annotations") if self.action == "retrieve" else queryset
@@ -124,8 +119,11 @@ class PlacementViewSet(viewsets.ModelViewSet[Placement]):
     @action(detail=True, methods=["post"])
     def whatif(self, request: Request, pk: str | None = None) -> Response:
         """Re-run the scheduler with a partial spec override merged onto the stored spec; nothing is saved."""
-        # the list's filters narrow no single placement a what-if names by its id
-        placement = generics.get_object_or_404(self.get_queryset(), pk=pk)
+        # what-if reads the placement's spec, labels, status and hub: none of the list's counts, nor the
+        # stored explanation and record, which grow with the fleet; nor do the list's filters narrow a
+        # placement named by its id
+        lean = Placement.objects.select_related("hub").defer("explanation", "cluster_record")
+        placement = access.visible_one(lean, request.user, pk)
         self.check_object_permissions(request, placement)
         limit = _limit(request)
         return Response(whatif.preview(placement, request.data, limit=limit))

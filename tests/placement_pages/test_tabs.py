@@ -118,9 +118,9 @@ def test_only_the_score_tabs_read_the_score_table_and_only_what_if_its_controls(
     assert len(controls) == (1 if tab == "whatif" else 0)
 
 
-# session, user, placement + hub, the approvals badge, whether the user may change it (Edit spec), and
-# each tab's own reads
-QUERIES = {"detail": 6, "scores": 5, "whatif": 5, "rollout": 6, "tolerations": 6, "history": 8, "yaml": 5}
+# session, user, placement + hub and whether the user may see it, the approvals badge, whether the user may
+# change it (Edit spec), and each tab's own reads
+QUERIES = {"detail": 6, "scores": 5, "whatif": 5, "rollout": 6, "tolerations": 6, "history": 9, "yaml": 5}
 
 
 @pytest.mark.parametrize("tab", CONTENT)
