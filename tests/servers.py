@@ -102,19 +102,8 @@ class RedisServer:
 def celery_worker(env: dict[str, str], queue: str, log: Path, pool: str) -> Iterator[subprocess.Popen[bytes]]:
     """`celery worker --concurrency 1` in its own process, taking `queue` alone and logging to `log`;
     stopped (by its pid) on the way out unless already dead."""
-    command = [sys.executable, "-m", "celery", "-A", "fleetui", "worker", "--pool", pool]
-    command += [
-        "--concurrency",
-        "1",
-        "-Q",
-        queue,
-        "-n",
-        f"{log.stem}@%h",
-        "--without-gossip",
-        "--without-mingle",
-        "-l",
-        "INFO",
-    ]
+    command = [sys.executable, "-m", "celery", "-A", "fleetui", "worker", "--pool", pool, "-c", "1"]
+    command += ["-Q", queue, "-n", f"{log.stem}@%h", "--without-gossip", "--without-mingle", "-l", "INFO"]
     with log.open("ab") as output:
         process = subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT)
     try:
