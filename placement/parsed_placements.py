@@ -17,7 +17,7 @@ import json
 import logging
 from dataclasses import dataclass
 
-from django.db.models import F, TextField
+from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from inventory.changes import HubChanges
@@ -50,7 +50,7 @@ def of_hub(hub_id: int) -> dict[int, ocm.Placement]:
     """Placement id -> the scheduler's view of each OCM Placement of the hub it can read, as stored now."""
     kind = families.ocm.OCM.kind
     known = _HUBS.get(hub_id, {})
-    as_text = {f"{field}_text": Cast(F(field), TextField()) for field in JSON_FIELDS}
+    as_text = {f"{field}_text": Cast(field, TextField()) for field in JSON_FIELDS}
     rows = (
         Placement.objects.filter(hub_id=hub_id, kind=kind)
         .annotate(**as_text)
